@@ -1,0 +1,30 @@
+"""setfuncs: aggregations, equivariant layers and Deep Set models for the book
+*On Deep Set Learning and the Choice of Aggregations* (Soelch et al., 2019).
+
+>>> import setfuncs as sf
+>>> agg = sf.aggregation("r-lse", features=16)
+>>> model = sf.DeepSet(in_features=2, out_features=3, spec="r-lse/r-lse")
+"""
+
+from .equivariant import DeepSetsEquivariant, Equivariant
+from .isomorphic import SumIsomorphic, lse_as_sum, mean_as_sum, power_mean_as_sum
+from .learnable import QueryAggregation, ReadProcessWrite, RecurrentAggregation
+from .model import DeepSet, parse_spec
+from .plain import (Aggregation, LogSumExp, Max, Mean, Median, Min, PowerMean, Quantile,
+                    SoftmaxWeightedSum, Sum)
+from .population import check_population, pad_populations
+from .registry import aggregation, spec_names
+
+__version__ = "0.1.0"
+
+#: The ten model specs of the paper's Table 2 (equivariant / final aggregation).
+TABLE2_SPECS = ("max/max", "max/r-lse", "max/r-sum", "max/q-max", "max/q-sum", "r-sum/r-sum",
+                "max/r-max", "r-max/r-max", "r-lse/r-lse", "q-sum/q-sum")
+
+__all__ = [
+    "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "Quantile", "Median", "PowerMean",
+    "SoftmaxWeightedSum", "SumIsomorphic", "mean_as_sum", "lse_as_sum", "power_mean_as_sum",
+    "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite", "Equivariant",
+    "DeepSetsEquivariant", "DeepSet", "parse_spec", "aggregation", "spec_names",
+    "check_population", "pad_populations", "TABLE2_SPECS",
+]

@@ -1,0 +1,153 @@
+r"""Learnable aggregations: query, recurrent (Definition 3 of the paper) and read-process-write.
+
+A recurrent aggregation reads an embedded population :math:`\{m_i\}` ``T`` times:
+
+.. math::
+    q_t &= \operatorname{query}(q_{t-1}, a_{t-1})                     && \text{(LSTM cell; } q_1 \text{ a learned constant)}\\
+    \hat w_{i,t} &= \operatorname{attention}(m_i, q_t) = m_i^\top q_t / \sqrt{D} \\
+    w_t &= \operatorname{normalize}(\hat w_t)                         && \text{(equivariant: softmax, sigmoid, identity)}\\
+    a_t &= \operatorname{reduce}(\{ w_{i,t}\, m_i \})                  && \text{(any invariant plain aggregation)}\\
+    a &= g(a_{1:T})                                                    && \text{(an LSTM over } a_T, \dots, a_1 \text{)}
+
+It is invariant because ``normalize`` is equivariant (permuting particles permutes the weights
+with them) and ``reduce`` is invariant; the queries depend on the population only through earlier
+invariant results. A *query aggregation* is the case ``T = 1`` with a learned constant query.
+*Read-process-write* (Vinyals et al. 2016, "Order Matters") is the model this refines: softmax,
+weighted sum, and the last result :math:`a_T` as output. The :math:`1/\sqrt{D}` scale (not in the
+paper) keeps initial attention logits of order one; a constant scale leaves the invariance
+argument unchanged. The book derives all three in the chapter *Learnable aggregations*.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from .plain import Aggregation, Max, Mean, LogSumExp, Median, Min, Sum, zero_padding
+
+__all__ = ["REDUCES", "NORMALIZES", "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
+
+#: Plain aggregations a learnable aggregation can wrap as its ``reduce``.
+REDUCES: dict[str, type[Aggregation]] = {
+    "sum": Sum, "mean": Mean, "max": Max, "min": Min, "lse": LogSumExp, "median": Median,
+}
+#: Equivariant ``normalize`` maps of the attention logits ``[B, N]``.
+NORMALIZES = ("softmax", "sigmoid", "identity")
+
+
+def normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
+    """Equivariant map of attention logits ``[B, N]`` to weights; padded particles get weight 0."""
+    if kind == "softmax":
+        return zero_padding(logits.unsqueeze(-1), mask, -math.inf).squeeze(-1).softmax(dim=1)
+    if kind == "sigmoid":
+        weights = logits.sigmoid()
+    else:
+        weights = logits
+    return zero_padding(weights.unsqueeze(-1), mask).squeeze(-1)
+
+
+class _AttentionRead(Aggregation):
+    """Shared plumbing: one read of the population with a query, ``a = reduce({w_i m_i})``."""
+
+    def __init__(self, features: int, reduce: str, normalize: str) -> None:
+        if not isinstance(features, int) or features < 1:
+            raise ValueError(f"a learnable aggregation needs features=<number of features D>, got {features!r}")
+        super().__init__(features)
+        if reduce not in REDUCES:
+            raise ValueError(f"unknown reduce {reduce!r}; choose one of {sorted(REDUCES)}")
+        if normalize not in NORMALIZES:
+            raise ValueError(f"unknown normalize {normalize!r}; choose one of {list(NORMALIZES)}")
+        self.reducer = REDUCES[reduce]()
+        self.reduce_name, self.normalize_name = reduce, normalize
+        self.scale = 1.0 / math.sqrt(features)
+
+    def read(self, m: Tensor, mask: Tensor | None, query: Tensor) -> tuple[Tensor, Tensor]:
+        """One read: returns the result ``a_t: [B, D]`` and the weights ``w_t: [B, N]``."""
+        logits = torch.bmm(m, query.unsqueeze(-1)).squeeze(-1) * self.scale
+        weights = normalize(logits, mask, self.normalize_name)
+        return self.reducer.reduce(weights.unsqueeze(-1) * m, mask), weights
+
+    def extra_repr(self) -> str:
+        return f"features={self.features}, reduce={self.reduce_name}, normalize={self.normalize_name}"
+
+
+class QueryAggregation(_AttentionRead):
+    r"""Query aggregation: ``T = 1`` with a learned constant query :math:`q`,
+    :math:`a = \operatorname{reduce}(\{\operatorname{normalize}(m_i^\top q/\sqrt{D})_i\, m_i\})`."""
+
+    def __init__(self, features: int, reduce: str = "sum", normalize: str = "softmax") -> None:
+        super().__init__(features, reduce, normalize)
+        self.query = nn.Parameter(torch.randn(features) / math.sqrt(features))
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        return self.attend(x, mask)[0]
+
+    def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """The result ``[B, D]`` and the attention weights ``[B, 1, N]`` (one step)."""
+        m = zero_padding(x, mask)
+        a, w = self.read(m, mask, self.query.expand(x.shape[0], -1))
+        return a, w.unsqueeze(1)
+
+
+class RecurrentAggregation(_AttentionRead):
+    r"""Recurrent aggregation (Definition 3): ``steps`` reads with queries from an LSTM cell,
+    then :math:`g` over the step results.
+
+    Args:
+        features: particle features ``D`` (the output has ``D`` features too).
+        steps: number of reads ``T``.
+        reduce: name of the plain aggregation applied to the weighted particles.
+        normalize: ``"softmax"`` (over the particles), ``"sigmoid"`` or ``"identity"``.
+        readout: ``"backward"`` — an LSTM over :math:`a_T, \dots, a_1`, its last state is the
+            output (the paper's choice); ``"last"`` — :math:`a_T` (read-process-write).
+    """
+
+    def __init__(self, features: int, steps: int = 3, reduce: str = "lse", normalize: str = "softmax",
+                 readout: str = "backward") -> None:
+        super().__init__(features, reduce, normalize)
+        if not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"steps must be a positive int, got {steps!r}")
+        if readout not in ("backward", "last"):
+            raise ValueError(f"readout must be 'backward' or 'last', got {readout!r}")
+        self.steps, self.readout = steps, readout
+        self.query0 = nn.Parameter(torch.randn(features) / math.sqrt(features))
+        self.query = nn.LSTMCell(features, features)
+        self.backward_rnn = nn.LSTM(features, features, batch_first=True) if readout == "backward" else None
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        return self.attend(x, mask)[0]
+
+    def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """The aggregate ``[B, D]`` and the attention weights of every step ``[B, T, N]``."""
+        m = zero_padding(x, mask)
+        q = self.query0.expand(x.shape[0], -1)
+        cell = torch.zeros_like(q)
+        results, weights = [], []
+        for t in range(self.steps):
+            if t > 0:
+                q, cell = self.query(results[-1], (q, cell))
+            a, w = self.read(m, mask, q)
+            results.append(a)
+            weights.append(w)
+        if self.backward_rnn is None:
+            out = results[-1]
+        else:
+            _, (h, _) = self.backward_rnn(torch.stack(results[::-1], dim=1))
+            out = h[-1]
+        return out, torch.stack(weights, dim=1)
+
+    def extra_repr(self) -> str:
+        return f"{super().extra_repr()}, steps={self.steps}, readout={self.readout}"
+
+
+class ReadProcessWrite(RecurrentAggregation):
+    r"""Read-process-write (Vinyals et al. 2016): softmax attention, weighted sum, output :math:`a_T`.
+
+    Eqs. (2)-(6) of the paper; the baseline that recurrent aggregation refines by a general
+    ``reduce`` and a backward pass ``g`` over the step results.
+    """
+
+    def __init__(self, features: int, steps: int = 3) -> None:
+        super().__init__(features, steps=steps, reduce="sum", normalize="softmax", readout="last")

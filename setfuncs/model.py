@@ -1,0 +1,92 @@
+r"""The Deep Set model (eqs. (7)-(10) of the paper), built from a spec in Table 2's notation.
+
+.. math::
+    m_i &= \operatorname{embed}(x_i)           && \text{per-particle MLP}\\
+    C &= \operatorname{combine}(M)              && \text{stack of equivariant layers, eq. (1)}\\
+    a &= \operatorname{aggregate}(C)            && \text{invariant aggregation}\\
+    r &= \operatorname{process}(a)              && \text{MLP}
+
+The spec ``"<equivariant>/<final>"`` names the aggregation inside every equivariant layer and the
+final one, e.g. ``"max/max"`` (Zaheer et al.'s point-cloud model) or ``"r-lse/r-lse"``.
+"""
+
+from __future__ import annotations
+
+from torch import Tensor, nn
+
+from .equivariant import DeepSetsEquivariant, Equivariant, make_activation
+from .plain import zero_padding
+from .population import check_population
+from .registry import aggregation
+
+__all__ = ["DeepSet", "parse_spec", "mlp"]
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split ``"<equivariant>/<final>"`` into its two aggregation specs."""
+    parts = spec.split("/") if isinstance(spec, str) else []
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise ValueError(f"a model spec is '<equivariant aggregation>/<final aggregation>', e.g. "
+                         f"'max/max' or 'r-lse/r-lse'; got {spec!r}")
+    return parts[0].strip().lower(), parts[1].strip().lower()
+
+
+def mlp(sizes: list[int], activation: str = "tanh", dropout: float = 0.0, last_activation: bool = False) -> nn.Sequential:
+    """Linear layers ``sizes[0] -> ... -> sizes[-1]`` with activations between (and dropout before each)."""
+    layers: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        if dropout > 0:
+            layers.append(nn.Dropout(dropout))
+        layers.append(nn.Linear(a, b))
+        if last_activation or i < len(sizes) - 2:
+            layers.append(make_activation(activation))
+    return nn.Sequential(*layers)
+
+
+def _learnable_kwargs(spec: str, steps: int) -> dict:
+    return {"steps": steps} if spec.startswith("r-") or spec == "rpw" else {}
+
+
+class DeepSet(nn.Module):
+    """embed -> combine -> aggregate -> process, mapping ``x: [B, N, in]`` (+ mask) to ``[B, out]``.
+
+    Args:
+        in_features, out_features: particle features in, outputs per population.
+        spec: ``"<equivariant>/<final>"`` aggregation specs (Table 2 notation).
+        hidden: width of every hidden layer and of the particle embeddings.
+        embed_layers: per-particle layers before the equivariant stack (at least 1).
+        equivariant_layers: number of equivariant layers in ``combine`` (0 = a plain sum-decomposition model).
+        process_layers: linear layers after aggregation (at least 1).
+        activation: nonlinearity everywhere.
+        dropout: dropout before each linear layer of ``process``.
+        steps: reads ``T`` of every recurrent aggregation.
+        layer: ``"equivariant"`` for eq. (1), ``"deepsets"`` for Zaheer et al.'s Gamma/Lambda form.
+    """
+
+    def __init__(self, in_features: int, out_features: int, spec: str = "max/max", hidden: int = 64,
+                 embed_layers: int = 1, equivariant_layers: int = 2, process_layers: int = 2,
+                 activation: str = "tanh", dropout: float = 0.0, steps: int = 3,
+                 layer: str = "equivariant") -> None:
+        super().__init__()
+        if embed_layers < 1 or process_layers < 1 or equivariant_layers < 0:
+            raise ValueError("need embed_layers >= 1, process_layers >= 1 and equivariant_layers >= 0")
+        layer_cls = {"equivariant": Equivariant, "deepsets": DeepSetsEquivariant}.get(layer)
+        if layer_cls is None:
+            raise ValueError(f"layer must be 'equivariant' or 'deepsets', got {layer!r}")
+        self.spec = spec
+        self.in_features, self.out_features = in_features, out_features
+        equivariant_spec, final_spec = parse_spec(spec)
+        self.embed = mlp([in_features] + [hidden] * embed_layers, activation, last_activation=True)
+        self.combine = nn.ModuleList(
+            layer_cls(hidden, hidden, equivariant_spec, activation, **_learnable_kwargs(equivariant_spec, steps))
+            for _ in range(equivariant_layers))
+        self.aggregate = aggregation(final_spec, features=hidden, **_learnable_kwargs(final_spec, steps))
+        self.process = mlp([self.aggregate.out_features or hidden] + [hidden] * (process_layers - 1)
+                           + [out_features], activation, dropout)
+
+    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+        check_population(x, mask, self.in_features)
+        m = zero_padding(self.embed(zero_padding(x, mask)), mask)
+        for layer in self.combine:
+            m = layer(m, mask)
+        return self.process(self.aggregate(m, mask))

@@ -1,0 +1,209 @@
+r"""Plain (non-learnable) aggregations: invariant reductions over the particle axis.
+
+Every aggregation maps a batch of populations ``x: [B, N, D]`` with optional ``mask: [B, N]`` to
+``[B, D]``, reducing each feature over the real particles of each population:
+
+.. math::  \alpha(\{x_1, \dots, x_N\}) \in \mathbb{R}^D .
+
+Each is invariant to the order of the particles (it is built from commutative, associative
+operations or from sorting) and to padding (masked particles never enter the result). The book
+derives them in the chapters *Sum isomorphism*, *Logsumexp between max and sum* and *Divide and
+conquer*.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from .population import check_population, particle_counts
+
+__all__ = [
+    "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "Quantile", "Median", "PowerMean",
+    "SoftmaxWeightedSum", "zero_padding",
+]
+
+
+def zero_padding(x: Tensor, mask: Tensor | None, value: float = 0.0) -> Tensor:
+    """Overwrite the padded particles of ``x`` with ``value`` (a no-op when ``mask`` is None).
+
+    Used before any computation whose backward pass would multiply a zero gradient with a padded
+    value: ``0 * inf`` is NaN, so junk in padding must never reach a product.
+    """
+    return x if mask is None else x.masked_fill(~mask.unsqueeze(-1), value)
+
+
+class Aggregation(nn.Module):
+    """Base class: checks the population batch, then calls :meth:`reduce`.
+
+    Args:
+        features: number of features ``D`` per particle; optional for plain aggregations (they
+            work for any ``D``), required for learnable ones. When given, inputs are checked
+            against it and ``out_features`` equals it.
+    """
+
+    def __init__(self, features: int | None = None) -> None:
+        super().__init__()
+        if features is not None and (not isinstance(features, int) or features < 1):
+            raise ValueError(f"features must be a positive int or None, got {features!r}")
+        self.features = features
+
+    @property
+    def out_features(self) -> int | None:
+        """Size of the aggregation's output per population (``None``: same as the input's ``D``)."""
+        return self.features
+
+    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+        """Aggregate ``x: [B, N, D]`` over its real particles to ``[B, out_features]``."""
+        check_population(x, mask, self.features)
+        return self.reduce(x, mask)
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        """The reduction itself, on an already checked input."""
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return "" if self.features is None else f"features={self.features}"
+
+
+class Sum(Aggregation):
+    r"""Sum over particles, :math:`\alpha(X) = \sum_i x_i` (Theorem 1, Zaheer et al. 2017)."""
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        return zero_padding(x, mask).sum(dim=1)
+
+
+class Mean(Aggregation):
+    r"""Mean over particles, :math:`\alpha(X) = \frac{1}{N}\sum_i x_i`; sum-isomorphic (Corollary 1)."""
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        if mask is None:
+            return x.mean(dim=1)
+        return zero_padding(x, mask).sum(dim=1) / particle_counts(x, mask)
+
+
+class Max(Aggregation):
+    r"""Feature-wise maximum, :math:`\alpha(X)_d = \max_i x_{i,d}` (PointNet, Qi et al. 2017).
+
+    Ties share the gradient equally (``torch.amax``).
+    """
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        return zero_padding(x, mask, -math.inf).amax(dim=1)
+
+
+class Min(Aggregation):
+    r"""Feature-wise minimum, :math:`\alpha(X)_d = \min_i x_{i,d}`."""
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        return zero_padding(x, mask, math.inf).amin(dim=1)
+
+
+class LogSumExp(Aggregation):
+    r"""Logsumexp, :math:`\operatorname{L\Sigma E}(X)_d = \ln \sum_i \exp x_{i,d}`.
+
+    Sum-isomorphic with :math:`g = \ln` (Corollary 1). Acts like ``max`` on large input ranges and
+    like a (shifted) sum on small ones; ``N`` identical particles give :math:`\ln N + x`
+    (diminishing returns). Padding is filled with :math:`-\infty`, whose gradient is exactly zero
+    as long as each population keeps a real particle (which :func:`check_population` enforces).
+    """
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        return torch.logsumexp(zero_padding(x, mask, -math.inf), dim=1)
+
+
+class Quantile(Aggregation):
+    r"""Feature-wise ``q``-quantile with linear interpolation between order statistics.
+
+    Sort the real particles :math:`x_{(0)} \le \dots \le x_{(N-1)}`, let :math:`h = q (N-1)`:
+    :math:`\alpha(X) = x_{(\lfloor h \rfloor)} + (h - \lfloor h \rfloor)(x_{(\lceil h \rceil)} - x_{(\lfloor h \rfloor)})`
+    (``numpy.quantile``'s default). ``q = 0`` is ``min``, ``q = 1`` is ``max``.
+    """
+
+    def __init__(self, q: float, features: int | None = None) -> None:
+        super().__init__(features)
+        if not 0.0 <= float(q) <= 1.0:
+            raise ValueError(f"quantile q must lie in [0, 1], got {q}")
+        self.q = float(q)
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        ordered = zero_padding(x, mask, math.inf).sort(dim=1).values  # padding sorts last
+        h = self.q * (particle_counts(x, mask) - 1.0)  # [B, 1]
+        lo, hi = h.floor(), h.ceil()
+        index = lambda k: k.long().unsqueeze(-1).expand(-1, 1, x.shape[-1])  # noqa: E731
+        below = ordered.gather(1, index(lo)).squeeze(1)
+        above = ordered.gather(1, index(hi)).squeeze(1)
+        return below + (h - lo) * (above - below)
+
+    def extra_repr(self) -> str:
+        return ", ".join(filter(None, [f"q={self.q}", super().extra_repr()]))
+
+
+class Median(Quantile):
+    """Feature-wise median: the 0.5-quantile (mean of the two middle particles when N is even)."""
+
+    def __init__(self, features: int | None = None) -> None:
+        super().__init__(0.5, features)
+
+
+class PowerMean(Aggregation):
+    r"""Power mean :math:`M_p(X) = \left(\frac{1}{N}\sum_i x_i^p\right)^{1/p}` of positive particles.
+
+    Sum-isomorphic (Corollary 1) with :math:`g^{-1}(x) = (x^p, 1)`. ``p = 1`` is the mean,
+    ``p -> inf`` approaches ``max``, ``p -> -inf`` approaches ``min``, ``p = 0`` is the geometric
+    mean :math:`\exp(\frac{1}{N}\sum_i \ln x_i)`.
+    """
+
+    def __init__(self, p: float, features: int | None = None) -> None:
+        super().__init__(features)
+        if not math.isfinite(float(p)):
+            raise ValueError(f"power mean exponent p must be finite (use max or min for the limits), got {p}")
+        self.p = float(p)
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        positive = (x > 0) if mask is None else ((x > 0) | ~mask.unsqueeze(-1))
+        if not bool(positive.all()):
+            raise ValueError("the power mean is defined for positive particles only; found values <= 0 "
+                             "(shift the input or pass it through softplus/exp first)")
+        x = zero_padding(x, mask, 1.0)
+        if self.p == 0.0:
+            return torch.exp(Mean().reduce(torch.log(x), mask))
+        return Mean().reduce(x.pow(self.p), mask).pow(1.0 / self.p)
+
+    def extra_repr(self) -> str:
+        return ", ".join(filter(None, [f"p={self.p}", super().extra_repr()]))
+
+
+class SoftmaxWeightedSum(Aggregation):
+    r"""Softmax-weighted sum :math:`\alpha(X)_d = \sum_i \operatorname{softmax}_i(x_{\cdot,d}/\tau)\, x_{i,d}`.
+
+    The temperature :math:`\tau > 0` interpolates between ``max`` (:math:`\tau \to 0`) and ``mean``
+    (:math:`\tau \to \infty`). With ``learnable=True`` it is a parameter (stored as
+    :math:`\ln\tau`).
+    """
+
+    def __init__(self, temperature: float = 1.0, learnable: bool = False, features: int | None = None) -> None:
+        super().__init__(features)
+        if not (math.isfinite(float(temperature)) and float(temperature) > 0):
+            raise ValueError(f"temperature must be a positive finite number, got {temperature}")
+        log_t = torch.tensor(math.log(float(temperature)))
+        if learnable:
+            self.log_temperature = nn.Parameter(log_t)
+        else:
+            self.register_buffer("log_temperature", log_t)
+        self.learnable_temperature = learnable
+
+    @property
+    def temperature(self) -> Tensor:
+        return self.log_temperature.exp()
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        x = zero_padding(x, mask)
+        logits = zero_padding(x / self.temperature, mask, -math.inf)
+        return (logits.softmax(dim=1) * x).sum(dim=1)
+
+    def extra_repr(self) -> str:
+        t = f"temperature={float(self.temperature):.4g}, learnable={self.learnable_temperature}"
+        return ", ".join(filter(None, [t, super().extra_repr()]))

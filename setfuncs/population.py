@@ -1,0 +1,83 @@
+"""Populations as tensors, and the checks every set function runs on its input.
+
+A batch of populations is a dense tensor ``x`` of shape ``[B, N, D]``: ``B`` populations of ``N``
+particles with ``D`` features each. Populations of different sizes are padded to a common ``N``
+and described by a boolean ``mask`` of shape ``[B, N]`` (``True`` = a real particle). ``mask=None``
+means every particle is real, the fast path.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+__all__ = ["check_population", "pad_populations", "particle_counts"]
+
+
+def check_population(x: Tensor, mask: Tensor | None, features: int | None = None) -> None:
+    """Raise a ``ValueError`` that says what to fix unless ``(x, mask)`` is a valid population batch.
+
+    Checks: ``x`` is a floating tensor of shape ``[B, N, D]`` (with ``D == features`` when given);
+    ``mask`` is ``None`` or a boolean ``[B, N]`` tensor; every population has at least one particle.
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"x must be a torch.Tensor of shape [B, N, D], got {type(x).__name__}; "
+                        "convert with torch.as_tensor(x, dtype=torch.float32)")
+    if x.dim() != 3:
+        hint = (" (one population? add a batch axis with x.unsqueeze(0); scalar particles? add a "
+                "feature axis with x.unsqueeze(-1))" if x.dim() == 2 else "")
+        raise ValueError(f"x must have shape [B, N, D] = [populations, particles, features], got "
+                         f"shape {tuple(x.shape)} with {x.dim()} dimensions{hint}")
+    if not x.is_floating_point():
+        raise ValueError(f"x must be a floating-point tensor, got dtype {x.dtype}; convert with x.float()")
+    if features is not None and x.shape[-1] != features:
+        raise ValueError(f"x has {x.shape[-1]} features per particle but this module was built for "
+                         f"{features}; build it with features={x.shape[-1]} or project x first")
+    if mask is None:
+        if x.shape[1] == 0:
+            raise ValueError("x holds populations with no particle (N = 0); every population needs at "
+                             "least one particle")
+        return
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"mask must be a bool torch.Tensor of shape [B, N] or None, got {type(mask).__name__}")
+    if mask.dtype != torch.bool:
+        raise ValueError(f"mask must have dtype torch.bool (True = real particle), got {mask.dtype}; "
+                         "convert with mask.bool() or build it with a comparison such as counts[:, None] > arange(N)")
+    if mask.shape != x.shape[:2]:
+        raise ValueError(f"mask must have shape [B, N] = {tuple(x.shape[:2])} to match x of shape "
+                         f"{tuple(x.shape)}, got {tuple(mask.shape)}")
+    if mask.device != x.device:
+        raise ValueError(f"mask is on {mask.device} but x is on {x.device}; move it with mask.to(x.device)")
+    empty = ~mask.any(dim=1)
+    if bool(empty.any()):
+        rows = empty.nonzero().flatten().tolist()
+        shown = rows[:10]
+        more = f" and {len(rows) - 10} more" if len(rows) > 10 else ""
+        raise ValueError(f"population(s) at batch index {shown}{more} have no real particle (mask is all "
+                         "False): an aggregation of an empty population is undefined; drop empty "
+                         "populations before calling the set function")
+
+
+def particle_counts(x: Tensor, mask: Tensor | None) -> Tensor:
+    """Number of real particles per population, shape ``[B, 1]`` in ``x``'s dtype."""
+    if mask is None:
+        return x.new_full((x.shape[0], 1), float(x.shape[1]))
+    return mask.sum(dim=1, keepdim=True).to(x.dtype)
+
+
+def pad_populations(populations: list[Tensor], value: float = 0.0) -> tuple[Tensor, Tensor]:
+    """Stack ragged populations ``[N_b, D]`` into ``x: [B, max N_b, D]`` and ``mask: [B, max N_b]``.
+
+    Padding slots hold ``value``; set functions ignore them through the mask.
+    """
+    if not populations:
+        raise ValueError("pad_populations needs at least one population")
+    for i, p in enumerate(populations):
+        if p.dim() != 2:
+            raise ValueError(f"population {i} must have shape [N, D], got {tuple(p.shape)}")
+        if p.shape[0] == 0:
+            raise ValueError(f"population {i} has no particle; every population needs at least one")
+    x = torch.nn.utils.rnn.pad_sequence(populations, batch_first=True, padding_value=value)
+    lengths = torch.tensor([p.shape[0] for p in populations], device=x.device)
+    mask = torch.arange(x.shape[1], device=x.device)[None, :] < lengths[:, None]
+    return x, mask
