@@ -1,0 +1,86 @@
+"""Shared fixtures: every aggregation and model spec the property suites run over, and population
+strategies for hypothesis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+import torch
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+import setfuncs as sf
+
+settings.register_profile("default", max_examples=20, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("default")
+torch.set_num_threads(1)
+
+
+@dataclass(frozen=True)
+class AggregationCase:
+    """How to build one aggregation for ``D`` features, and whether it needs positive particles."""
+
+    name: str
+    build: Callable[[int], sf.Aggregation]
+    positive: bool = False
+
+
+AGGREGATIONS: list[AggregationCase] = (
+    [AggregationCase(spec, lambda d, s=spec: sf.aggregation(s, features=d)) for spec in sf.spec_names()]
+    + [
+        AggregationCase("quantile-0.3", lambda d: sf.aggregation("quantile", q=0.3)),
+        AggregationCase("pmean-2", lambda d: sf.aggregation("pmean", p=2.0), positive=True),
+        AggregationCase("pmean-0", lambda d: sf.PowerMean(0.0), positive=True),
+        AggregationCase("softmax-fixed", lambda d: sf.aggregation("softmax", temperature=0.5)),
+        AggregationCase("softmax-learnable", lambda d: sf.aggregation("softmax", learnable=True)),
+        AggregationCase("r-lse-sigmoid", lambda d: sf.aggregation("r-lse", features=d, normalize="sigmoid")),
+        AggregationCase("q-mean-identity", lambda d: sf.aggregation("q-mean", features=d, normalize="identity")),
+        AggregationCase("iso-mean", lambda d: sf.mean_as_sum()),
+        AggregationCase("iso-lse", lambda d: sf.lse_as_sum()),
+        AggregationCase("iso-pmean-3", lambda d: sf.power_mean_as_sum(3.0), positive=True),
+    ]
+)
+
+#: The paper's model specs: Table 2 (point clouds) and the 3x3 grid of sections 4.1-4.2 in all four
+#: plain/recurrent settings.
+MODEL_SPECS: list[str] = sorted(set(sf.TABLE2_SPECS) | {
+    f"{pe}{e}/{pf}{f}" for e in ("mean", "max", "lse") for f in ("mean", "max", "lse")
+    for pe in ("", "r-") for pf in ("", "r-")})
+
+
+def aggregation_ids(cases: list[AggregationCase]) -> list[str]:
+    return [c.name for c in cases]
+
+
+every_aggregation = pytest.mark.parametrize("case", AGGREGATIONS, ids=aggregation_ids(AGGREGATIONS))
+every_model_spec = pytest.mark.parametrize("spec", MODEL_SPECS)
+
+
+@st.composite
+def populations(draw, positive: bool = False, max_n: int = 7, max_d: int = 4, masked: bool = True):
+    """A float64 batch ``x: [B, N, D]``, a mask (or None) with at least one real particle per row."""
+    b = draw(st.integers(1, 3))
+    n = draw(st.integers(1, max_n))
+    d = draw(st.integers(1, max_d))
+    seed = draw(st.integers(0, 2**31 - 1))
+    scale = draw(st.sampled_from([0.1, 1.0, 5.0]))
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(b, n, d, generator=gen, dtype=torch.float64) * scale
+    if positive:
+        x = x.exp()
+    mask = None
+    if masked and draw(st.booleans()):
+        mask = torch.rand(b, n, generator=gen) < 0.7
+        mask[torch.arange(b), torch.randint(0, n, (b,), generator=gen)] = True
+    return x, mask
+
+
+def seeded(module: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
+    """Re-initialise a module's parameters reproducibly and switch it to float64 eval mode."""
+    torch.manual_seed(seed)
+    for p in module.parameters():
+        torch.nn.init.normal_(p, std=0.5)
+    return module.double().eval()

@@ -1,0 +1,56 @@
+"""Finite gradients under masks (cf. pytorch issue 31829): padded particles get exactly zero
+gradient, real particles and parameters finite ones, for every aggregation and model spec."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+import setfuncs as sf
+from conftest import AggregationCase, every_aggregation, every_model_spec, seeded
+
+JUNK = st.sampled_from([1e30, -1e30, math.inf, -math.inf])
+
+
+def _batch(seed: int, positive: bool, junk: float, d: int = 3):
+    """Populations with 1 (the edge case), 2 and 5 real particles padded to 6 with junk."""
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(3, 6, d, generator=gen, dtype=torch.float64)
+    x = x.exp() if positive else x
+    mask = torch.arange(6)[None, :] < torch.tensor([[1], [2], [5]])
+    x = x.masked_fill(~mask.unsqueeze(-1), junk).requires_grad_(True)
+    return x, mask
+
+
+def _check(module: torch.nn.Module, out: torch.Tensor, x: torch.Tensor, mask: torch.Tensor) -> None:
+    (out * torch.linspace(-1, 1, out.numel(), dtype=out.dtype).view_as(out)).sum().backward()
+    assert torch.isfinite(x.grad).all()
+    assert torch.equal(x.grad[~mask], torch.zeros_like(x.grad[~mask]))
+    for name, p in module.named_parameters():
+        assert p.grad is None or torch.isfinite(p.grad).all(), name
+
+
+@every_aggregation
+@given(seed=st.integers(0, 2**16), junk=JUNK)
+def test_aggregation_gradients_are_finite(case: AggregationCase, seed: int, junk: float) -> None:
+    x, mask = _batch(seed, case.positive, junk)
+    agg = seeded(case.build(3))
+    _check(agg, agg(x, mask), x, mask)
+
+
+@every_model_spec
+@given(seed=st.integers(0, 2**16), junk=JUNK)
+def test_model_gradients_are_finite(spec: str, seed: int, junk: float) -> None:
+    x, mask = _batch(seed, False, junk, d=2)
+    model = seeded(sf.DeepSet(2, 2, spec=spec, hidden=6, steps=2), seed=3)
+    _check(model, model(x, mask), x, mask)
+
+
+def test_all_equal_max_shares_the_gradient() -> None:
+    """Ties in max split the gradient (amax), so every tied particle still learns."""
+    x = torch.ones(1, 4, 1, requires_grad=True)
+    sf.Max()(x).sum().backward()
+    torch.testing.assert_close(x.grad, torch.full_like(x, 0.25))
