@@ -1,28 +1,79 @@
 # The two commands of the README:  `make book`  and  `make test`.
-# Both set everything up first (a virtual environment in .venv from requirements.txt).
+# Both set everything up first: a virtual environment in .venv from requirements.txt, the
+# book's JavaScript from package-lock.json (npm ci), and Debian's chromium for the browser test.
 SHELL := /bin/bash
 PY := .venv/bin/python
+JB := .venv/bin/jupyter-book
+# One thread per process: nbmake and the unit tests run two workers on two cores.
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: setup test book bench clean
+NOTEBOOKS := $(wildcard book/*.ipynb)
+# Build-only folders (git-ignored, under _build): the JavaScript the book serves itself,
+# and the copies of the chapters that nbmake executes.
+STATIC := _build/static
+EXECUTED := _build/executed
+# The widget manager loads its (Font Awesome) fonts from the folder of its RequireJS module id.
+WIDGET_FONTS := $(STATIC)/ipywidgets/@jupyter-widgets/html-manager/dist
 
-setup: .venv/.stamp
+.PHONY: setup test book unit notebooks browser bench clean
+
+setup: .venv/.stamp $(STATIC)/.stamp /usr/bin/chromium
 
 .venv/.stamp: requirements.txt pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-test: setup
-	$(PY) -m pytest -n 2 tests
+node_modules/.stamp: package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+# Only the files the pages load: RequireJS, its setup and the widget manager with its fonts
+# (on pages with widgets),
+# MathJax with its fonts and TeX extensions (on pages with maths). Sphinx copies them to _static,
+# but only when it writes pages, so a change here drops the HTML (not the execution cache).
+$(STATIC)/.stamp: node_modules/.stamp js/widgets-setup.js
+	rm -rf $(STATIC) _build/html
+	mkdir -p $(STATIC)/ipywidgets $(STATIC)/mathjax/output/chtml/fonts $(STATIC)/mathjax/input/tex
+	cp node_modules/requirejs/require.js js/widgets-setup.js \
+	   node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js $(STATIC)/ipywidgets/
+	mkdir -p $(WIDGET_FONTS)
+	cp node_modules/@jupyter-widgets/html-manager/dist/*.{woff2,woff,ttf,eot,svg} $(WIDGET_FONTS)/
+	cp node_modules/mathjax/es5/tex-mml-chtml.js $(STATIC)/mathjax/
+	cp -r node_modules/mathjax/es5/output/chtml/fonts/woff-v2 $(STATIC)/mathjax/output/chtml/fonts/
+	cp -r node_modules/mathjax/es5/input/tex/extensions $(STATIC)/mathjax/input/tex/
+	touch $@
+
+/usr/bin/chromium:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+
+# Each chapter runs once: nbmake executes copies of the notebooks (the committed ones stay
+# clean), the executed copies seed the book's jupyter-cache, and the build reuses them.
+test: setup unit notebooks
+	$(PY) scripts/seed_book_cache.py _build/.jupyter_cache book $(EXECUTED)/*.ipynb
+	$(JB) build . -W -n --keep-going
+	$(MAKE) browser
+
+unit: setup
+	$(PY) -m pytest -n 2 tests --ignore=tests/test_browser.py
+
+notebooks: setup
+	rm -rf $(EXECUTED)
+	mkdir -p $(EXECUTED)
+	cp $(NOTEBOOKS) $(EXECUTED)/
+	$(PY) -m pytest -n 2 --nbmake --overwrite $(EXECUTED)
+
+browser: setup
+	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest tests/test_browser.py
 
 book: setup
-	.venv/bin/jupyter-book build . -W -n --keep-going
+	$(JB) build . -W -n --keep-going
 
 bench: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt
 	OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 $(PY) benchmarks/aggregations.py
 
 clean:
-	rm -rf _build .venv
+	rm -rf _build .venv node_modules

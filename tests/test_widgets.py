@@ -1,0 +1,72 @@
+"""setfuncs.widgets: sliders that switch between precomputed figures in the browser."""
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import pytest
+from ipywidgets.widgets.widget import _instances
+from ipywidgets.widgets.widget_link import Link
+
+from setfuncs.widgets import figure_png, slider_figure, slider_grid
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def draw_line(*slopes: float) -> plt.Figure:
+    """A small figure that differs for every combination of slopes."""
+    fig, ax = plt.subplots(figsize=(2, 2))
+    for slope in slopes:
+        ax.plot([0, 1], [0, slope])
+    ax.set_ylim(-3, 3)
+    return fig
+
+
+def links_between(source: widgets.Widget, target: widgets.Widget) -> list[Link]:
+    """The browser-side links from ``source.index`` to ``target.selected_index``."""
+    return [w for w in _instances.values() if isinstance(w, Link)
+            and w.source == (source, "index") and w.target == (target, "selected_index")]
+
+
+def test_figure_png_renders_and_closes() -> None:
+    fig = draw_line(1.0)
+    png = figure_png(fig)
+    assert png.startswith(PNG_SIGNATURE)
+    assert not plt.fignum_exists(fig.number)
+
+
+def test_slider_figure_has_one_image_per_value_and_a_linked_slider() -> None:
+    values = [-2.0, 0.0, 2.0]
+    box = slider_figure(draw_line, values, label="slope", fmt=lambda v: f"{v:+.0f}")
+    slider, stack = box.children
+    assert isinstance(slider, widgets.SelectionSlider)
+    assert [label for label, _ in slider.options] == ["-2", "+0", "+2"]
+    assert slider.description == "slope"
+    assert isinstance(stack, widgets.Stack) and stack.selected_index == 0
+    assert len(stack.children) == len(values)
+    assert all(isinstance(image, widgets.Image) and image.format == "png"
+               for image in stack.children)
+    assert len(links_between(slider, stack)) == 1
+
+
+def test_frames_differ() -> None:
+    box = slider_figure(draw_line, [-2.0, 0.0, 2.0])
+    frames = [bytes(image.value) for image in box.children[1].children]
+    assert all(frame.startswith(PNG_SIGNATURE) for frame in frames)
+    assert len(set(frames)) == len(frames)
+
+
+def test_slider_grid_nests_one_stack_per_axis() -> None:
+    box = slider_grid(draw_line, {"a": [-1.0, 1.0], "b": [-2.0, 0.0, 2.0]})
+    outer_slider, inner_slider, outer = box.children
+    assert len(outer.children) == 2 and len(links_between(outer_slider, outer)) == 1
+    for inner in outer.children:
+        assert isinstance(inner, widgets.Stack) and len(inner.children) == 3
+        assert len(links_between(inner_slider, inner)) == 1
+    frames = [bytes(image.value) for inner in outer.children for image in inner.children]
+    assert len(set(frames)) == 6
+
+
+def test_empty_axes_are_rejected() -> None:
+    with pytest.raises(ValueError):
+        slider_figure(draw_line, [])
+    with pytest.raises(ValueError):
+        slider_grid(draw_line, {})
