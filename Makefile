@@ -9,10 +9,10 @@ export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
 NOTEBOOKS := $(wildcard book/*.ipynb)
-# Build-only folders (git-ignored, under _build): the JavaScript the book serves itself,
-# and the copies of the chapters that nbmake executes.
+# Build-only, git-ignored folders: the JavaScript the book serves itself, and the copies of the
+# chapters that nbmake executes (not under _build: nbmake skips any path with a _build part).
 STATIC := _build/static
-EXECUTED := _build/executed
+EXECUTED := .nbmake
 # The widget manager loads its (Font Awesome) fonts from the folder of its RequireJS module id.
 WIDGET_FONTS := $(STATIC)/ipywidgets/@jupyter-widgets/html-manager/dist
 
@@ -63,7 +63,7 @@ notebooks: setup
 	rm -rf $(EXECUTED)
 	mkdir -p $(EXECUTED)
 	cp $(NOTEBOOKS) $(EXECUTED)/
-	$(PY) -m pytest -n 2 --nbmake --overwrite $(EXECUTED)
+	$(PY) -m pytest -n 2 --nbmake --overwrite $(EXECUTED)/*.ipynb
 
 browser: setup
 	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest tests/test_browser.py
@@ -76,4 +76,4 @@ bench: setup
 	OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 $(PY) benchmarks/aggregations.py
 
 clean:
-	rm -rf _build .venv node_modules
+	rm -rf _build .venv node_modules $(EXECUTED)
