@@ -41,7 +41,7 @@ class Equivariant(nn.Module):
 
     Args:
         in_features, out_features: particle features before and after the layer.
-        aggregation: a spec (``"max"``, ``"r-lse"``, ...) or an :class:`Aggregation` instance.
+        aggregation: a spec (``"max"``, ``"r-lse"``, ...) or an :class:`~setfuncs.plain.Aggregation` instance.
         activation: nonlinearity of :math:`\sigma` after its linear map.
         **kwargs: passed to the aggregation when it is given by spec.
     """

@@ -23,8 +23,6 @@ from .plain import Aggregation, zero_padding
 
 __all__ = ["SumIsomorphic", "mean_as_sum", "lse_as_sum", "power_mean_as_sum"]
 
-FeatureMap = Callable[[Tensor], Tensor]
-
 
 class SumIsomorphic(Aggregation):
     r"""The aggregation :math:`\alpha_g(X) = g\left(\sum_i g^{-1}(x_i)\right)`.
@@ -36,7 +34,7 @@ class SumIsomorphic(Aggregation):
             ``g_inv`` (their image is then dropped), so junk in padding never reaches ``g_inv``.
     """
 
-    def __init__(self, g: FeatureMap, g_inv: FeatureMap, features: int | None = None,
+    def __init__(self, g: Callable[[Tensor], Tensor], g_inv: Callable[[Tensor], Tensor], features: int | None = None,
                  domain_fill: float = 1.0) -> None:
         super().__init__(features)
         if not (callable(g) and callable(g_inv)):

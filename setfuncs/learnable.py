@@ -67,7 +67,7 @@ class _AttentionRead(Aggregation):
         """One read: returns the result ``a_t: [B, D]`` and the weights ``w_t: [B, N]``."""
         logits = torch.bmm(m, query.unsqueeze(-1)).squeeze(-1) * self.scale
         weights = normalize(logits, mask, self.normalize_name)
-        return self.reducer.reduce(weights.unsqueeze(-1) * m, mask), weights
+        return self.reducer.weighted(m, weights, mask), weights
 
     def extra_repr(self) -> str:
         return f"features={self.features}, reduce={self.reduce_name}, normalize={self.normalize_name}"

@@ -22,7 +22,7 @@ from .population import check_population, particle_counts
 
 __all__ = [
     "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "Quantile", "Median", "PowerMean",
-    "SoftmaxWeightedSum", "zero_padding",
+    "SoftmaxWeightedSum", "masked_sum", "weighted_sum", "zero_padding",
 ]
 
 
@@ -64,15 +64,47 @@ class Aggregation(nn.Module):
         """The reduction itself, on an already checked input."""
         raise NotImplementedError
 
+    def weighted(self, x: Tensor, weights: Tensor, mask: Tensor | None) -> Tensor:
+        r"""Reduce the weighted particles :math:`\{w_i x_i\}` (``weights: [B, N]``, zero on padding).
+
+        Learnable aggregations call this; sum and mean override it with one batched matrix
+        product that never materialises :math:`w_i x_i`.
+        """
+        return self.reduce(weights.unsqueeze(-1) * x, mask)
+
     def extra_repr(self) -> str:
         return "" if self.features is None else f"features={self.features}"
+
+
+def weighted_sum(x: Tensor, weights: Tensor) -> Tensor:
+    r""":math:`\sum_i w_i x_i` as one batched matrix product, ``[B, N, D], [B, N] -> [B, D]``."""
+    return torch.bmm(weights.unsqueeze(1), x).squeeze(1)
+
+
+def masked_sum(x: Tensor, mask: Tensor | None) -> Tensor:
+    r""":math:`\sum_i x_i` over the real particles, ``[B, N, D] -> [B, D]``.
+
+    With a mask this is one batched matrix product, ``mask^T X``, which reads ``x`` once and never
+    copies it. A padded value of ``inf`` or NaN would turn ``0 * inf`` into NaN there, so a
+    non-finite result is recomputed the safe way (padding overwritten with zeros); the check is on
+    the small ``[B, D]`` output only.
+    """
+    if mask is None:
+        return x.sum(dim=1)
+    total = weighted_sum(x, mask.to(x.dtype))
+    if bool(torch.isfinite(total).all()):
+        return total
+    return zero_padding(x, mask).sum(dim=1)
 
 
 class Sum(Aggregation):
     r"""Sum over particles, :math:`\alpha(X) = \sum_i x_i` (Theorem 1, Zaheer et al. 2017)."""
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
-        return zero_padding(x, mask).sum(dim=1)
+        return masked_sum(x, mask)
+
+    def weighted(self, x: Tensor, weights: Tensor, mask: Tensor | None) -> Tensor:
+        return weighted_sum(x, weights)
 
 
 class Mean(Aggregation):
@@ -81,24 +113,28 @@ class Mean(Aggregation):
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
         if mask is None:
             return x.mean(dim=1)
-        return zero_padding(x, mask).sum(dim=1) / particle_counts(x, mask)
+        return masked_sum(x, mask) / particle_counts(x, mask)
+
+    def weighted(self, x: Tensor, weights: Tensor, mask: Tensor | None) -> Tensor:
+        return weighted_sum(x, weights) / particle_counts(x, mask)
 
 
 class Max(Aggregation):
     r"""Feature-wise maximum, :math:`\alpha(X)_d = \max_i x_{i,d}` (PointNet, Qi et al. 2017).
 
-    Ties share the gradient equally (``torch.amax``).
+    The gradient flows to one maximal particle per feature (a subgradient; among ties, the one
+    ``torch.max`` returns), which is three times cheaper on a CPU than splitting it (``amax``).
     """
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
-        return zero_padding(x, mask, -math.inf).amax(dim=1)
+        return zero_padding(x, mask, -math.inf).max(dim=1).values
 
 
 class Min(Aggregation):
     r"""Feature-wise minimum, :math:`\alpha(X)_d = \min_i x_{i,d}`."""
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
-        return zero_padding(x, mask, math.inf).amin(dim=1)
+        return zero_padding(x, mask, math.inf).min(dim=1).values
 
 
 class LogSumExp(Aggregation):
@@ -107,7 +143,7 @@ class LogSumExp(Aggregation):
     Sum-isomorphic with :math:`g = \ln` (Corollary 1). Acts like ``max`` on large input ranges and
     like a (shifted) sum on small ones; ``N`` identical particles give :math:`\ln N + x`
     (diminishing returns). Padding is filled with :math:`-\infty`, whose gradient is exactly zero
-    as long as each population keeps a real particle (which :func:`check_population` enforces).
+    as long as each population keeps a real particle (which :func:`~setfuncs.population.check_population` enforces).
     """
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:

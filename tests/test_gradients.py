@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
@@ -49,8 +50,11 @@ def test_model_gradients_are_finite(spec: str, seed: int, junk: float) -> None:
     _check(model, model(x, mask), x, mask)
 
 
-def test_all_equal_max_shares_the_gradient() -> None:
-    """Ties in max split the gradient (amax), so every tied particle still learns."""
-    x = torch.ones(1, 4, 1, requires_grad=True)
-    sf.Max()(x).sum().backward()
-    torch.testing.assert_close(x.grad, torch.full_like(x, 0.25))
+@pytest.mark.parametrize("agg", [sf.Max(), sf.Min()], ids=["max", "min"])
+def test_ties_pass_a_subgradient(agg) -> None:
+    """With tied particles, max/min pass the whole gradient to one of them (a valid subgradient)."""
+    x = torch.tensor([[[1.0, 2.0], [3.0, 2.0], [3.0, 2.0], [-1.0, 2.0]]]) * (1 if isinstance(agg, sf.Max) else -1)
+    x.requires_grad_(True)
+    agg(x).sum().backward()
+    torch.testing.assert_close(x.grad.sum(dim=1), torch.ones(1, 2))
+    assert set(x.grad[0, :, 0].tolist()) == {0.0, 1.0} and x.grad[0, 1:3, 0].sum() == 1.0

@@ -1,0 +1,166 @@
+"""Forward+backward time of every aggregation against plain torch and PyTorch Geometric, in one run.
+
+    make bench            # installs the optional PyG baseline, then runs this script
+    python benchmarks/aggregations.py --batch 64 --particles 1000 --features 256 --repeat 7
+
+Each line times ``y = agg(x, mask); y.backward(g)`` on ``x: [B, N, D]`` (median of ``--repeat``
+runs after a warm-up) and prints the ratio of setfuncs to the faster baseline. Baselines:
+
+* torch: the idiomatic dense reduction (``x.sum(1)``; masked: ``(x * mask).sum(1)``,
+  ``masked_fill(-inf).amax(1)``, ``nanmedian`` ...);
+* PyG: ``torch_geometric.nn.aggr`` on the flat tensor of real particles with a batch index, the
+  layout PyG uses (built outside the timed region);
+* recurrent aggregation with T = 3 against PyG's ``Set2Set`` (read-process-write).
+
+The masked runs use ragged populations with between N/2 and N real particles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import statistics
+import time
+from typing import Callable
+
+import torch
+
+import setfuncs as sf
+
+try:  # optional baseline: `pip install -r benchmarks/requirements.txt`
+    import torch_geometric
+    from torch_geometric.nn import Set2Set
+    from torch_geometric.nn import aggr as pyg
+except ImportError:  # the script still compares against plain torch
+    torch_geometric = None
+
+Step = Callable[[], None]
+
+
+def timed(steps: list[Step], repeat: int) -> list[float]:
+    """Median wall time of each step in milliseconds, after a warm-up, run round-robin.
+
+    Interleaving the candidates exposes them to the same machine load, so their ratio is fair
+    even when the absolute times drift.
+    """
+    for step in steps:
+        step()
+    times: list[list[float]] = [[] for _ in steps]
+    for _ in range(repeat):
+        for step, record in zip(steps, times):
+            start = time.perf_counter()
+            step()
+            record.append(time.perf_counter() - start)
+    return [1e3 * statistics.median(record) for record in times]
+
+
+def dense_step(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> Step:
+    def step() -> None:
+        x.grad = None
+        y = fn(x)
+        y.backward(torch.ones_like(y))
+    return step
+
+
+def torch_baselines(mask: torch.Tensor | None) -> dict[str, Callable[[torch.Tensor], torch.Tensor]]:
+    """The reductions a PyTorch user writes by hand, with the mask when there is one."""
+    if mask is None:
+        return {
+            "sum": lambda x: x.sum(1), "mean": lambda x: x.mean(1), "max": lambda x: x.amax(1),
+            "min": lambda x: x.amin(1), "lse": lambda x: torch.logsumexp(x, 1),
+            "median": lambda x: torch.quantile(x, 0.5, dim=1),
+            "quantile": lambda x: torch.quantile(x, 0.9, dim=1),
+            "pmean": lambda x: x.pow(2).mean(1).sqrt(),
+            "softmax": lambda x: (x.softmax(1) * x).sum(1),
+        }
+    m = mask.unsqueeze(-1)
+    n = mask.sum(1, keepdim=True)
+    return {
+        "sum": lambda x: (x * m).sum(1), "mean": lambda x: (x * m).sum(1) / n,
+        "max": lambda x: x.masked_fill(~m, -math.inf).amax(1),
+        "min": lambda x: x.masked_fill(~m, math.inf).amin(1),
+        "lse": lambda x: torch.logsumexp(x.masked_fill(~m, -math.inf), 1),
+        "median": lambda x: torch.nanquantile(x.masked_fill(~m, math.nan), 0.5, dim=1),
+        "quantile": lambda x: torch.nanquantile(x.masked_fill(~m, math.nan), 0.9, dim=1),
+        "pmean": lambda x: ((x * m).pow(2).sum(1) / n).sqrt(),
+        "softmax": lambda x: (x.masked_fill(~m, -math.inf).softmax(1) * x.masked_fill(~m, 0)).sum(1),
+    }
+
+
+def ours() -> dict[str, sf.Aggregation]:
+    return {
+        "sum": sf.Sum(), "mean": sf.Mean(), "max": sf.Max(), "min": sf.Min(), "lse": sf.LogSumExp(),
+        "median": sf.Median(), "quantile": sf.Quantile(0.9), "pmean": sf.PowerMean(2.0),
+        "softmax": sf.SoftmaxWeightedSum(1.0),
+    }
+
+
+def pyg_modules() -> dict[str, torch.nn.Module]:
+    if torch_geometric is None:
+        return {}
+    return {
+        "sum": pyg.SumAggregation(), "mean": pyg.MeanAggregation(), "max": pyg.MaxAggregation(),
+        "min": pyg.MinAggregation(), "median": pyg.MedianAggregation(),
+        "quantile": pyg.QuantileAggregation(0.9), "pmean": pyg.PowerMeanAggregation(2.0),
+        "softmax": pyg.SoftmaxAggregation(1.0),
+    }
+
+
+def flat_layout(x: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """PyG's layout: the real particles stacked ``[sum N_b, D]`` and their population index."""
+    b, n, _ = x.shape
+    mask = torch.ones(b, n, dtype=torch.bool) if mask is None else mask
+    flat = x.detach()[mask].clone().requires_grad_(True)
+    index = torch.arange(b).unsqueeze(1).expand(b, n)[mask].contiguous()
+    return flat, index
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--particles", type=int, default=1000)
+    parser.add_argument("--features", type=int, default=256)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    b, n, d = args.batch, args.particles, args.features
+    x = torch.randn(b, n, d, requires_grad=True)
+    positive = (x.detach().abs() + 0.1).requires_grad_(True)  # the power mean's domain
+    lengths = torch.randint(n // 2, n + 1, (b,))
+    ragged = torch.arange(n)[None, :] < lengths[:, None]
+    print(f"setfuncs {sf.__version__}, torch {torch.__version__}, "
+          f"PyG {getattr(torch_geometric, '__version__', 'not installed')}, {platform.processor() or platform.machine()}, "
+          f"{args.threads} threads; x = [{b}, {n}, {d}], forward+backward, median of {args.repeat} (ms)")
+    print(f"{'aggregation':<10} {'mask':<7} {'setfuncs':>9} {'torch':>9} {'PyG':>9}  ratio to faster baseline")
+    for mask_name, mask in (("none", None), ("ragged", ragged)):
+        for name, agg in ours().items():
+            inp = positive if name == "pmean" else x
+            flat, index = flat_layout(inp, mask)
+            steps = [dense_step(lambda t: agg(t, mask), inp), dense_step(torch_baselines(mask)[name], inp)]
+            module = pyg_modules().get(name)
+            if module is not None:
+                steps.append(dense_step(lambda t: module(t, index, dim_size=b), flat))
+            mine, base, *geo = timed(steps, args.repeat)
+            best = min([base, *geo])
+            geo = geo[0] if geo else math.nan
+            print(f"{name:<10} {mask_name:<7} {mine:9.1f} {base:9.1f} {geo:9.1f}  {mine / best:5.2f}x")
+    print("\nrecurrent aggregation, T = 3, against PyG Set2Set(processing_steps=3)")
+    for mask_name, mask in (("none", None), ("ragged", ragged)):
+        flat, index = flat_layout(x, mask)
+        for spec in ("r-sum", "r-lse", "rpw"):
+            agg = sf.aggregation(spec, features=d, steps=3)
+            if torch_geometric is None:
+                mine, = timed([dense_step(lambda t: agg(t, mask), x)], args.repeat)
+                print(f"{spec:<10} {mask_name:<7} {mine:9.1f}   (install torch-geometric for Set2Set)")
+                continue
+            s2s = Set2Set(d, processing_steps=3)
+            mine, geo = timed([dense_step(lambda t: agg(t, mask), x),
+                               dense_step(lambda t: s2s(t, index, dim_size=b), flat)], args.repeat)
+            print(f"{spec:<10} {mask_name:<7} {mine:9.1f} {'':>9} {geo:9.1f}  {mine / geo:5.2f}x of Set2Set")
+
+
+if __name__ == "__main__":
+    main()
