@@ -123,6 +123,7 @@ def main() -> None:
     parser.add_argument("--features", type=int, default=256)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--only", choices=["plain", "recurrent"], help="run one of the two parts")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -135,7 +136,7 @@ def main() -> None:
           f"PyG {getattr(torch_geometric, '__version__', 'not installed')}, {platform.processor() or platform.machine()}, "
           f"{args.threads} threads; x = [{b}, {n}, {d}], forward+backward, median of {args.repeat} (ms)")
     print(f"{'aggregation':<10} {'mask':<7} {'setfuncs':>9} {'torch':>9} {'PyG':>9}  ratio to faster baseline")
-    for mask_name, mask in (("none", None), ("ragged", ragged)):
+    for mask_name, mask in (("none", None), ("ragged", ragged)) if args.only != "recurrent" else ():
         for name, agg in ours().items():
             inp = positive if name == "pmean" else x
             flat, index = flat_layout(inp, mask)
@@ -147,6 +148,8 @@ def main() -> None:
             best = min([base, *geo])
             geo = geo[0] if geo else math.nan
             print(f"{name:<10} {mask_name:<7} {mine:9.1f} {base:9.1f} {geo:9.1f}  {mine / best:5.2f}x")
+    if args.only == "plain":
+        return
     print("\nrecurrent aggregation, T = 3, against PyG Set2Set(processing_steps=3)")
     for mask_name, mask in (("none", None), ("ragged", ragged)):
         flat, index = flat_layout(x, mask)

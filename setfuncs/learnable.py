@@ -25,7 +25,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from .plain import Aggregation, Max, Mean, LogSumExp, Median, Min, Sum, zero_padding
+from .plain import Aggregation, LogSumExp, Max, Mean, Median, Min, Sum, finite_padding, zero_padding
 
 __all__ = ["REDUCES", "NORMALIZES", "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
 
@@ -86,7 +86,7 @@ class QueryAggregation(_AttentionRead):
 
     def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """The result ``[B, D]`` and the attention weights ``[B, 1, N]`` (one step)."""
-        m = zero_padding(x, mask)
+        m = finite_padding(x, mask)
         a, w = self.read(m, mask, self.query.expand(x.shape[0], -1))
         return a, w.unsqueeze(1)
 
@@ -121,7 +121,7 @@ class RecurrentAggregation(_AttentionRead):
 
     def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """The aggregate ``[B, D]`` and the attention weights of every step ``[B, T, N]``."""
-        m = zero_padding(x, mask)
+        m = finite_padding(x, mask)
         q = self.query0.expand(x.shape[0], -1)
         cell = torch.zeros_like(q)
         results, weights = [], []

@@ -22,7 +22,7 @@ from .population import check_population, particle_counts
 
 __all__ = [
     "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "Quantile", "Median", "PowerMean",
-    "SoftmaxWeightedSum", "masked_sum", "weighted_sum", "zero_padding",
+    "SoftmaxWeightedSum", "finite_padding", "masked_sum", "weighted_sum", "zero_padding",
 ]
 
 
@@ -33,6 +33,18 @@ def zero_padding(x: Tensor, mask: Tensor | None, value: float = 0.0) -> Tensor:
     value: ``0 * inf`` is NaN, so junk in padding must never reach a product.
     """
     return x if mask is None else x.masked_fill(~mask.unsqueeze(-1), value)
+
+
+def finite_padding(x: Tensor, mask: Tensor | None) -> Tensor:
+    """``x`` itself when every value is finite, else ``x`` with its padding zeroed.
+
+    Finite padding is harmless wherever padded particles only meet zero weights (``0 * 1e30`` is
+    0); only ``inf``/NaN must be removed. Checking finiteness reads ``x`` once, which is cheaper
+    than the copy (and its backward) that zeroing makes.
+    """
+    if mask is None or bool(torch.isfinite(x).all()):
+        return x
+    return zero_padding(x, mask)
 
 
 class Aggregation(nn.Module):
