@@ -8,6 +8,10 @@ hold for :math:`\alpha_g` as well. Examples (derived in the book's chapter *Sum 
 * logsumexp: :math:`g^{-1} = \exp`, :math:`g = \ln`;
 * power mean: :math:`g^{-1}(x) = (x^p, 1)`, :math:`g(s, n) = (s / n)^{1/p}`.
 
+For the mean and the power means, ``g`` is only a left inverse of ``g_inv`` (``g(s, n) = s / n``
+forgets ``n``): every :math:`\alpha_g`-decomposition is a sum decomposition, but the converse
+needs a fixed population size (the mean cannot tell ``{x}`` from ``{x, x}``).
+
 Here ``g`` and ``g_inv`` act on the last (feature) axis; ``g_inv`` may change the number of
 features (the mean appends a constant 1 that counts the particles).
 """
