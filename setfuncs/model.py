@@ -43,8 +43,15 @@ def mlp(sizes: list[int], activation: str = "tanh", dropout: float = 0.0, last_a
     return nn.Sequential(*layers)
 
 
-def _learnable_kwargs(spec: str, steps: int) -> dict:
-    return {"steps": steps} if spec.startswith("r-") or spec == "rpw" else {}
+def _learnable_kwargs(spec: str, steps: int, options: dict) -> dict:
+    """Keyword arguments for the aggregation ``spec``: ``steps`` for recurrent ones, ``options``
+    (e.g. ``normalize``, ``readout``) for every query and recurrent one, nothing for plain ones
+    and read-process-write, whose parts are fixed."""
+    if spec == "rpw":
+        return {"steps": steps}
+    if spec.startswith("r-"):
+        return {"steps": steps, **options}
+    return dict(options) if spec.startswith("q-") else {}
 
 
 class DeepSet(nn.Module):
@@ -60,13 +67,15 @@ class DeepSet(nn.Module):
         activation: nonlinearity everywhere.
         dropout: dropout before each linear layer of ``process``.
         steps: reads ``T`` of every recurrent aggregation.
+        learnable_options: further arguments of every learnable aggregation in the model, e.g.
+            ``{"normalize": "sigmoid"}`` or ``{"readout": "last"}`` (recurrent only).
         layer: ``"equivariant"`` for eq. (1), ``"deepsets"`` for Zaheer et al.'s Gamma/Lambda form.
     """
 
     def __init__(self, in_features: int, out_features: int, spec: str = "max/max", hidden: int = 64,
                  embed_layers: int = 1, equivariant_layers: int = 2, process_layers: int = 2,
                  activation: str = "tanh", dropout: float = 0.0, steps: int = 3,
-                 layer: str = "equivariant") -> None:
+                 layer: str = "equivariant", learnable_options: dict | None = None) -> None:
         super().__init__()
         if embed_layers < 1 or process_layers < 1 or equivariant_layers < 0:
             raise ValueError("need embed_layers >= 1, process_layers >= 1 and equivariant_layers >= 0")
@@ -76,11 +85,12 @@ class DeepSet(nn.Module):
         self.spec = spec
         self.in_features, self.out_features = in_features, out_features
         equivariant_spec, final_spec = parse_spec(spec)
+        options = dict(learnable_options or {})
         self.embed = mlp([in_features] + [hidden] * embed_layers, activation, last_activation=True)
         self.combine = nn.ModuleList(
-            layer_cls(hidden, hidden, equivariant_spec, activation, **_learnable_kwargs(equivariant_spec, steps))
+            layer_cls(hidden, hidden, equivariant_spec, activation, **_learnable_kwargs(equivariant_spec, steps, options))
             for _ in range(equivariant_layers))
-        self.aggregate = aggregation(final_spec, features=hidden, **_learnable_kwargs(final_spec, steps))
+        self.aggregate = aggregation(final_spec, features=hidden, **_learnable_kwargs(final_spec, steps, options))
         self.process = mlp([self.aggregate.out_features or hidden] + [hidden] * (process_layers - 1)
                            + [out_features], activation, dropout)
 

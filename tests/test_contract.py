@@ -61,3 +61,12 @@ def test_learnable_aggregations_train() -> None:
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.3 * losses[0]
+
+
+def test_model_passes_learnable_options() -> None:
+    model = sf.DeepSet(2, 1, spec="r-lse/q-sum", hidden=8, steps=4,
+                       learnable_options={"normalize": "sigmoid"})
+    final, inner = model.aggregate, model.combine[0].aggregate
+    assert final.normalize_name == inner.normalize_name == "sigmoid" and inner.steps == 4
+    plain = sf.DeepSet(2, 1, spec="max/max", learnable_options={"readout": "last"})
+    assert isinstance(plain.aggregate, sf.Max)
