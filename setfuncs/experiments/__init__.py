@@ -1,0 +1,1 @@
+"""Data, ground truth and metrics of the paper's four experiments."""

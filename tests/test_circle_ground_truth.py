@@ -1,0 +1,221 @@
+"""Ground truth of the minimal enclosing circle experiment: Welzl's algorithm, the batched solver
+and the brute-force oracle agree with each other and with the ``miniball`` package, contain every
+point, are minimal, ignore the order of the points, and survive degenerate populations."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Callable
+
+import miniball
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from setfuncs.experiments.circle import (batched, circle_of, min_enclosing_circle,
+                                         min_enclosing_circles, min_enclosing_circles_bruteforce,
+                                         welzl_trace)
+from setfuncs.experiments.circle.welzl import RTOL
+
+Circle = tuple[np.ndarray, float]
+
+
+def welzl(points: np.ndarray) -> Circle:
+    return min_enclosing_circle(points)
+
+
+def fast(points: np.ndarray) -> Circle:
+    centers, radii = min_enclosing_circles(points[None])
+    return centers[0], float(radii[0])
+
+
+def brute(points: np.ndarray) -> Circle:
+    centers, radii = min_enclosing_circles_bruteforce(points[None])
+    return centers[0], float(radii[0])
+
+
+SOLVERS: dict[str, Callable[[np.ndarray], Circle]] = {"welzl": welzl, "batched": fast, "bruteforce": brute}
+every_solver = pytest.mark.parametrize("solve", SOLVERS.values(), ids=SOLVERS.keys())
+
+
+def population(seed: int, n: int, kind: str) -> np.ndarray:
+    """``n`` points from a 3-component Gaussian mixture or uniform on a rectangle."""
+    rng = np.random.default_rng(seed)
+    if kind == "uniform":
+        return rng.uniform([-3, -1], [2, 4], size=(n, 2))
+    means = rng.normal(scale=3.0, size=(3, 2))
+    return means[rng.integers(3, size=n)] + rng.normal(scale=0.5, size=(n, 2))
+
+
+def assert_contains(points: np.ndarray, center: np.ndarray, radius: float) -> None:
+    dist = np.hypot(*(points - center).T)
+    assert np.all(dist <= radius * (1 + 1e-9)), (dist.max(), radius)
+
+
+def assert_minimal(points: np.ndarray, radius: float) -> None:
+    """No diametral circle of a pair or circumcircle of a triple smaller than ``radius`` contains
+    every point (the MEC is one of those circles)."""
+    for size in (2, 3):
+        for support in combinations(range(len(points)), size):
+            circle = circle_of(points[list(support)])
+            if circle.radius < radius * (1 - 1e-9):
+                dist = np.hypot(*(points - circle.center).T)
+                assert dist.max() > circle.radius * (1 + 1e-9), (support, circle, radius)
+
+
+def assert_same(a: Circle, b: Circle, rtol: float = 1e-9) -> None:
+    scale = max(a[1], b[1], 1e-300)
+    assert abs(a[1] - b[1]) <= rtol * scale, (a, b)
+    np.testing.assert_allclose(a[0], b[0], rtol=0, atol=rtol * scale)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 20), kind=st.sampled_from(["gmm", "uniform"]))
+def test_random_populations_agree_with_miniball(seed: int, n: int, kind: str) -> None:
+    points = population(seed, n, kind)
+    center, r2 = miniball.get_bounding_ball(points, rng=np.random.default_rng(seed))
+    reference = (center, float(np.sqrt(r2)))
+    for solve in SOLVERS.values():
+        result = solve(points)
+        assert_same(result, reference, rtol=1e-7)       # miniball's own containment tolerance
+        assert_same(result, brute(points))
+        assert_contains(points, *result)
+
+
+def test_batch_of_populations_matches_oracle_row_by_row() -> None:
+    points = np.stack([population(seed, 20, kind) for seed in range(100) for kind in ("gmm", "uniform")])
+    centers, radii = min_enclosing_circles(points)
+    oracle_centers, oracle_radii = min_enclosing_circles_bruteforce(points)
+    np.testing.assert_allclose(radii, oracle_radii, rtol=1e-9)
+    np.testing.assert_allclose(centers, oracle_centers, rtol=0, atol=1e-9 * radii.max())
+    for p, c, r in zip(points, centers, radii):
+        assert_same((c, r), welzl(p))
+
+
+@given(points=arrays(np.float64, st.tuples(st.integers(1, 7), st.just(2)),
+                     elements=st.integers(-4, 4).map(float) | st.floats(-5, 5, width=32)))
+def test_adversarial_populations_contained_and_minimal(points: np.ndarray) -> None:
+    """Small grids of repeated, collinear and co-circular values hypothesis finds."""
+    _, oracle = brute(points)
+    for solve in SOLVERS.values():
+        center, radius = solve(points)
+        assert_contains(points, center, radius)
+        assert radius <= oracle * (1 + 1e-9) + 1e-300
+    assert_minimal(points, oracle)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 12))
+def test_minimal(seed: int, n: int) -> None:
+    points = population(seed, n, "gmm")
+    for solve in SOLVERS.values():
+        assert_minimal(points, solve(points)[1])
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 20), kind=st.sampled_from(["gmm", "uniform"]))
+def test_permutation_invariance(seed: int, n: int, kind: str) -> None:
+    points = population(seed, n, kind)
+    shuffled = points[np.random.default_rng(seed + 1).permutation(n)]
+    for solve in SOLVERS.values():
+        assert_same(solve(points), solve(shuffled), rtol=1e-12)
+    assert_same(min_enclosing_circle(points, seed=1), min_enclosing_circle(points, seed=2), rtol=1e-12)
+
+
+EDGE_CASES: dict[str, tuple[list[list[float]], list[float], float]] = {
+    "one point": ([[1.5, -2.0]], [1.5, -2.0], 0.0),
+    "two points": ([[0, 0], [3, 4]], [1.5, 2.0], 2.5),
+    "all equal": ([[2.0, 1.0]] * 20, [2.0, 1.0], 0.0),
+    "two distinct repeated": ([[0, 0], [0, 2]] * 10, [0.0, 1.0], 1.0),
+    "collinear": ([[t, 2 * t + 1] for t in (0.5, -1, 3, 0, 2, 3, -1, 1)], [1.0, 3.0], 2 * np.sqrt(5)),
+    "three collinear": ([[0, 0], [1, 1], [3, 3]], [1.5, 1.5], 1.5 * np.sqrt(2)),
+    "obtuse triangle": ([[0, 0], [4, 0], [1, 1]], [2.0, 0.0], 2.0),
+    "right triangle": ([[0, 0], [4, 0], [0, 3]], [2.0, 1.5], 2.5),
+    "acute triangle": ([[0, 0], [4, 0], [2, 3]], [2.0, 5 / 6], 13 / 6),
+    "square with centre": ([[1, 1], [-1, 1], [-1, -1], [1, -1], [0, 0]], [0.0, 0.0], np.sqrt(2)),
+}
+
+
+@every_solver
+@pytest.mark.parametrize("case", EDGE_CASES.values(), ids=EDGE_CASES.keys())
+def test_edge_cases(solve, case) -> None:
+    points, center, radius = np.array(case[0], dtype=float), np.array(case[1]), case[2]
+    assert_same(solve(points), (center, radius), rtol=1e-12)
+
+
+@every_solver
+@pytest.mark.parametrize("n", [3, 4, 7, 20])
+def test_co_circular_points_give_their_circle(solve, n: int) -> None:
+    """Points on a circle that no half-circle holds: the MEC is that circle (regular polygons
+    hold exactly antipodal pairs when n is even)."""
+    angles = 2 * np.pi * np.arange(n) / n + 0.3
+    points = np.array([1.0, -2.0]) + 3.0 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    assert_same(solve(points), (np.array([1.0, -2.0]), 3.0), rtol=1e-12)
+
+
+def test_near_antipodal_tie_falls_back_to_oracle(monkeypatch) -> None:
+    """Two points 1e-8 rad from antipodal have a diametral circle whose radius ties the MEC's in
+    float64 while its centre is 1.5e-8 off: the batched solver must notice and use the oracle."""
+    calls, original = [], batched._bruteforce
+
+    def spy(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(len(x))
+        return original(x)
+
+    monkeypatch.setattr(batched, "_bruteforce", spy)
+    angles = np.array([0, np.pi - 1e-8, -np.pi / 2 - 0.3, -np.pi / 2 + 0.3]) + 1.0
+    points = np.array([1.0, -2.0]) + 3.0 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    result = fast(points)
+    assert calls == [1]
+    assert_contains(points, *result)
+    assert_same(result, (np.array([1.0, -2.0]), 3.0), rtol=1e-12)
+
+
+@every_solver
+def test_translation_and_scale_equivariance(solve) -> None:
+    points = population(7, 20, "gmm")
+    center, radius = solve(points)
+    assert_same(solve(1e-3 * points + 1e4), (1e-3 * center + 1e4, 1e-3 * radius), rtol=1e-9)
+
+
+def test_torch_input_and_output_types() -> None:
+    points = torch.as_tensor(population(3, 20, "gmm"))
+    center, radius = min_enclosing_circle(points)
+    assert isinstance(center, np.ndarray) and center.dtype == np.float64 and center.shape == (2,)
+    assert isinstance(radius, float)
+    centers, radii = min_enclosing_circles(points[None].float().repeat(3, 1, 1))
+    assert centers.dtype == torch.float32 and centers.shape == (3, 2) and radii.shape == (3,)
+    np.testing.assert_allclose(radii.numpy(), radius, rtol=1e-6)
+    centers, radii = min_enclosing_circles(points[None].numpy())
+    assert centers.dtype == np.float64 and radii.dtype == np.float64
+
+
+def test_welzl_trace_steps() -> None:
+    points = population(5, 12, "gmm")
+    steps = welzl_trace(points, seed=3)
+    assert [s.point for s in steps if s.depth == 0] == np.random.default_rng(3).permutation(12).tolist()
+    assert not steps[0].inside and steps[0].support == ()
+    for step in steps:
+        assert len(step.support) == step.depth
+        dist = np.hypot(*(points[step.point] - step.circle.center))
+        assert step.inside == bool(dist <= step.circle.radius * (1 + RTOL))
+        for s in step.support:
+            assert np.isclose(np.hypot(*(points[s] - step.circle.center)), step.circle.radius)
+    again = welzl_trace(points, seed=3)
+    assert [(s.support, s.point, s.inside) for s in again] == [(s.support, s.point, s.inside) for s in steps]
+
+
+@pytest.mark.parametrize("solve, points, match", [
+    (min_enclosing_circle, np.zeros(4), r"shape \[N, 2\].*got shape \(4,\)"),
+    (min_enclosing_circle, np.zeros((5, 3)), r"shape \[N, 2\]"),
+    (min_enclosing_circle, np.zeros((2, 5, 2)), "use min_enclosing_circles"),
+    (min_enclosing_circles, np.zeros((5, 2)), r"add a batch axis with points\[None\]"),
+    (min_enclosing_circles, np.zeros((2, 0, 2)), "at least one point"),
+    (min_enclosing_circle, np.zeros((0, 2)), "at least one point"),
+    (min_enclosing_circles, np.array([[[0, 0], [np.nan, 1]]]), r"NaN or inf at .*\[\[0, 1\]\].*drop or impute"),
+    (min_enclosing_circle, np.array([[0, np.inf]]), r"NaN or inf at point index \[\[0\]\]"),
+    (min_enclosing_circles_bruteforce, torch.zeros(3, 2), r"shape \[B, N, 2\]"),
+])
+def test_bad_input(solve, points, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        solve(points)
