@@ -154,8 +154,9 @@ def test_co_circular_points_give_their_circle(solve, n: int) -> None:
 
 
 def test_near_antipodal_tie_falls_back_to_oracle(monkeypatch) -> None:
-    """Two points 1e-8 rad from antipodal have a diametral circle whose radius ties the MEC's in
-    float64 while its centre is 1.5e-8 off: the batched solver must notice and use the oracle."""
+    """Two points 1e-9 to 3e-8 rad from antipodal have a diametral circle whose radius ties the
+    MEC's in float64 while its centre is up to 5e-8 off: where rounding lets that circle win, the
+    batched solver must notice and use the oracle."""
     calls, original = [], batched._bruteforce
 
     def spy(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -163,12 +164,14 @@ def test_near_antipodal_tie_falls_back_to_oracle(monkeypatch) -> None:
         return original(x)
 
     monkeypatch.setattr(batched, "_bruteforce", spy)
-    angles = np.array([0, np.pi - 1e-8, -np.pi / 2 - 0.3, -np.pi / 2 + 0.3]) + 1.0
-    points = np.array([1.0, -2.0]) + 3.0 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    result = fast(points)
-    assert calls == [1]
-    assert_contains(points, *result)
-    assert_same(result, (np.array([1.0, -2.0]), 3.0), rtol=1e-12)
+    for gap in (1e-9, 3e-9, 1e-8, 3e-8):
+        for turn in np.linspace(0, 6, 13):
+            angles = np.array([0, np.pi - gap, -np.pi / 2 - 0.3, -np.pi / 2 + 0.3]) + turn
+            points = np.array([1.0, -2.0]) + 3.0 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+            result = fast(points)
+            assert_contains(points, *result)
+            assert_same(result, (np.array([1.0, -2.0]), 3.0), rtol=1e-12)
+    assert calls, "no near tie reached the fallback: pick other angles so that the test covers it"
 
 
 @every_solver
