@@ -53,7 +53,7 @@ $(STATIC)/.stamp: node_modules/.stamp js/widgets-setup.js
 # clean), the executed copies seed the book's jupyter-cache, and the build reuses them.
 test: setup unit notebooks
 	$(PY) scripts/seed_book_cache.py _build/.jupyter_cache book $(EXECUTED)/*.ipynb
-	$(JB) build . -W -n --keep-going
+	$(JB) build . --all -W -n --keep-going
 	$(MAKE) browser
 
 unit: setup
@@ -68,8 +68,10 @@ notebooks: setup
 browser: setup
 	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest tests/test_browser.py
 
+# --all re-reads every page (executed outputs still come from the cache): sphinx-proof keeps
+# labels of a page's previous version in a reused environment and then reports them as duplicates.
 book: setup
-	$(JB) build . -W -n --keep-going
+	$(JB) build . --all -W -n --keep-going
 
 bench: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt

@@ -5,7 +5,7 @@ A recurrent aggregation reads an embedded population :math:`\{m_i\}` ``T`` times
 .. math::
     q_t &= \operatorname{query}(q_{t-1}, a_{t-1})                     && \text{(LSTM cell; } q_1 \text{ a learned constant)}\\
     \hat w_{i,t} &= \operatorname{attention}(m_i, q_t) = m_i^\top q_t / \sqrt{D} \\
-    w_t &= \operatorname{normalize}(\hat w_t)                         && \text{(equivariant: softmax, sigmoid, identity)}\\
+    w_t &= \operatorname{normalize}(\hat w_t)                         && \text{(equivariant: softmax, } N\cdot\text{softmax, sigmoid, identity)}\\
     a_t &= \operatorname{reduce}(\{ w_{i,t}\, m_i \})                  && \text{(any invariant plain aggregation)}\\
     a &= g(a_{1:T})                                                    && \text{(an LSTM over } a_T, \dots, a_1 \text{)}
 
@@ -16,6 +16,14 @@ invariant results. A *query aggregation* is the case ``T = 1`` with a learned co
 weighted sum, and the last result :math:`a_T` as output. The :math:`1/\sqrt{D}` scale (not in the
 paper) keeps initial attention logits of order one; a constant scale leaves the invariance
 argument unchanged. The book derives all three in the chapter *Learnable aggregations*.
+
+The default ``normalize`` keeps the weighted reduce on the scale of the plain one: ``softmax``
+(weights sum to one) for ``sum``, which makes it a weighted average as in the paper, and
+``softmax-n`` (``N`` times the softmax: weights average to one) for every other reduce, so that
+uniform attention gives back the plain aggregation. With plain softmax weights, ``lse`` would
+read :math:`\ln\sum_i e^{w_i m_i} \approx \ln N + \frac{1}{N}\sum_i w_i m_i`: a signal that
+shrinks like ``1/N`` (a Deep Set with ``r-lse`` and softmax stayed at the constant predictor in
+our tests where ``softmax-n`` learned).
 """
 
 from __future__ import annotations
@@ -26,21 +34,28 @@ import torch
 from torch import Tensor, nn
 
 from .plain import Aggregation, LogSumExp, Max, Mean, Median, Min, Sum, finite_padding, zero_padding
+from .population import particle_counts
 
-__all__ = ["REDUCES", "NORMALIZES", "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
+__all__ = ["REDUCES", "NORMALIZES", "default_normalize", "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
 
 #: Plain aggregations a learnable aggregation can wrap as its ``reduce``.
 REDUCES: dict[str, type[Aggregation]] = {
     "sum": Sum, "mean": Mean, "max": Max, "min": Min, "lse": LogSumExp, "median": Median,
 }
 #: Equivariant ``normalize`` maps of the attention logits ``[B, N]``.
-NORMALIZES = ("softmax", "sigmoid", "identity")
+NORMALIZES = ("softmax", "softmax-n", "sigmoid", "identity")
+
+
+def default_normalize(reduce: str) -> str:
+    """``softmax`` for ``sum`` (a weighted average), ``softmax-n`` for the other reduces."""
+    return "softmax" if reduce == "sum" else "softmax-n"
 
 
 def normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
     """Equivariant map of attention logits ``[B, N]`` to weights; padded particles get weight 0."""
-    if kind == "softmax":
-        return zero_padding(logits.unsqueeze(-1), mask, -math.inf).squeeze(-1).softmax(dim=1)
+    if kind in ("softmax", "softmax-n"):
+        weights = zero_padding(logits.unsqueeze(-1), mask, -math.inf).squeeze(-1).softmax(dim=1)
+        return weights if kind == "softmax" else weights * particle_counts(logits.unsqueeze(-1), mask)
     if kind == "sigmoid":
         weights = logits.sigmoid()
     else:
@@ -51,12 +66,13 @@ def normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
 class _AttentionRead(Aggregation):
     """Shared plumbing: one read of the population with a query, ``a = reduce({w_i m_i})``."""
 
-    def __init__(self, features: int, reduce: str, normalize: str) -> None:
+    def __init__(self, features: int, reduce: str, normalize: str | None) -> None:
         if not isinstance(features, int) or features < 1:
             raise ValueError(f"a learnable aggregation needs features=<number of features D>, got {features!r}")
         super().__init__(features)
         if reduce not in REDUCES:
             raise ValueError(f"unknown reduce {reduce!r}; choose one of {sorted(REDUCES)}")
+        normalize = default_normalize(reduce) if normalize is None else normalize
         if normalize not in NORMALIZES:
             raise ValueError(f"unknown normalize {normalize!r}; choose one of {list(NORMALIZES)}")
         self.reducer = REDUCES[reduce]()
@@ -77,7 +93,7 @@ class QueryAggregation(_AttentionRead):
     r"""Query aggregation: ``T = 1`` with a learned constant query :math:`q`,
     :math:`a = \operatorname{reduce}(\{\operatorname{normalize}(m_i^\top q/\sqrt{D})_i\, m_i\})`."""
 
-    def __init__(self, features: int, reduce: str = "sum", normalize: str = "softmax") -> None:
+    def __init__(self, features: int, reduce: str = "sum", normalize: str | None = None) -> None:
         super().__init__(features, reduce, normalize)
         self.query = nn.Parameter(torch.randn(features) / math.sqrt(features))
 
@@ -99,12 +115,13 @@ class RecurrentAggregation(_AttentionRead):
         features: particle features ``D`` (the output has ``D`` features too).
         steps: number of reads ``T``.
         reduce: name of the plain aggregation applied to the weighted particles.
-        normalize: ``"softmax"`` (over the particles), ``"sigmoid"`` or ``"identity"``.
+        normalize: ``"softmax"`` (over the particles), ``"softmax-n"`` (``N`` times it), ``"sigmoid"``
+            or ``"identity"``; ``None`` picks :func:`default_normalize`.
         readout: ``"backward"`` — an LSTM over :math:`a_T, \dots, a_1`, its last state is the
             output (the paper's choice); ``"last"`` — :math:`a_T` (read-process-write).
     """
 
-    def __init__(self, features: int, steps: int = 3, reduce: str = "lse", normalize: str = "softmax",
+    def __init__(self, features: int, steps: int = 3, reduce: str = "lse", normalize: str | None = None,
                  readout: str = "backward") -> None:
         super().__init__(features, reduce, normalize)
         if not isinstance(steps, int) or steps < 1:

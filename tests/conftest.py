@@ -37,6 +37,8 @@ AGGREGATIONS: list[AggregationCase] = (
         AggregationCase("softmax-fixed", lambda d: sf.aggregation("softmax", temperature=0.5)),
         AggregationCase("softmax-learnable", lambda d: sf.aggregation("softmax", learnable=True)),
         AggregationCase("r-lse-sigmoid", lambda d: sf.aggregation("r-lse", features=d, normalize="sigmoid")),
+        AggregationCase("r-max-softmax", lambda d: sf.aggregation("r-max", features=d, normalize="softmax")),
+        AggregationCase("q-sum-softmax-n", lambda d: sf.aggregation("q-sum", features=d, normalize="softmax-n")),
         AggregationCase("q-mean-identity", lambda d: sf.aggregation("q-mean", features=d, normalize="identity")),
         AggregationCase("iso-mean", lambda d: sf.mean_as_sum()),
         AggregationCase("iso-lse", lambda d: sf.lse_as_sum()),

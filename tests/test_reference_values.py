@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
@@ -65,13 +66,14 @@ def test_softmax_temperature_limits() -> None:
     torch.testing.assert_close(sf.SoftmaxWeightedSum(1e6)(x), x.mean(1), rtol=0, atol=1e-5)
 
 
-@given(data=st.data(), normalize=st.sampled_from(["softmax", "sigmoid", "identity"]))
+@given(data=st.data(), normalize=st.sampled_from(["softmax", "softmax-n", "sigmoid", "identity"]))
 def test_query_aggregation_matches_definition_3(data, normalize: str) -> None:
     """a = reduce({normalize(m_i . q / sqrt(D)) m_i}) for one learned query q (T = 1)."""
     x, mask = data.draw(populations())
     d = x.shape[-1]
     agg = seeded(sf.QueryAggregation(d, reduce="lse", normalize=normalize))
-    norm = {"softmax": lambda s: special.softmax(s), "sigmoid": special.expit, "identity": lambda s: s}[normalize]
+    norm = {"softmax": special.softmax, "softmax-n": lambda s: len(s) * special.softmax(s),
+            "sigmoid": special.expit, "identity": lambda s: s}[normalize]
     q = agg.query.detach().numpy()
     expected = _per_population(x, mask, lambda m: special.logsumexp(norm(m @ q / math.sqrt(d))[:, None] * m, axis=0))
     torch.testing.assert_close(agg(x, mask), expected)
@@ -100,9 +102,25 @@ def test_read_process_write_matches_order_matters(data) -> None:
 
 
 def test_recurrent_attention_weights_are_distributions() -> None:
+    """softmax weights sum to one over the real particles, softmax-n weights average to one."""
     x = torch.randn(2, 6, 4)
     mask = torch.arange(6)[None] < torch.tensor([[6], [3]])
-    a, w = sf.RecurrentAggregation(4, steps=3).attend(x, mask)
-    assert a.shape == (2, 4) and w.shape == (2, 3, 6)
-    torch.testing.assert_close(w.sum(-1), torch.ones(2, 3))
-    assert (w[1, :, 3:] == 0).all()
+    for normalize, total in (("softmax", torch.ones(2, 1)), ("softmax-n", torch.tensor([[6.0], [3.0]]))):
+        a, w = sf.RecurrentAggregation(4, steps=3, normalize=normalize).attend(x, mask)
+        assert a.shape == (2, 4) and w.shape == (2, 3, 6)
+        torch.testing.assert_close(w.sum(-1), total.expand(2, 3))
+        assert (w[1, :, 3:] == 0).all()
+
+
+@pytest.mark.parametrize("reduce", ["mean", "max", "min", "lse", "median"])
+def test_uniform_attention_gives_back_the_plain_aggregation(reduce: str) -> None:
+    """With the default softmax-n and a zero query, r-<reduce> reads exactly <reduce>."""
+    agg = sf.QueryAggregation(4, reduce=reduce)
+    torch.nn.init.zeros_(agg.query)
+    x = torch.randn(3, 7, 4, dtype=torch.float64)
+    torch.testing.assert_close(agg.double()(x), sf.aggregation(reduce)(x))
+
+
+def test_default_normalize_follows_the_paper_for_sum() -> None:
+    assert sf.aggregation("r-sum", features=4).normalize_name == "softmax"
+    assert sf.aggregation("q-lse", features=4).normalize_name == "softmax-n"
