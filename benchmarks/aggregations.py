@@ -8,6 +8,7 @@ runs after a warm-up) and prints the ratio of setfuncs to the faster baseline. B
 
 * torch: the idiomatic dense reduction (``x.sum(1)``; masked: ``(x * mask).sum(1)``,
   ``masked_fill(-inf).amax(1)``, ``nanmedian`` ...);
+  the softmax-weighted sum divides by its temperature (1.0) as setfuncs and PyG do;
 * PyG: ``torch_geometric.nn.aggr`` on the flat tensor of real particles with a batch index, the
   layout PyG uses (built outside the timed region);
 * recurrent aggregation with T = 3 against PyG's ``Set2Set`` (read-process-write).
@@ -72,7 +73,7 @@ def torch_baselines(mask: torch.Tensor | None) -> dict[str, Callable[[torch.Tens
             "median": lambda x: torch.quantile(x, 0.5, dim=1),
             "quantile": lambda x: torch.quantile(x, 0.9, dim=1),
             "pmean": lambda x: x.pow(2).mean(1).sqrt(),
-            "softmax": lambda x: (x.softmax(1) * x).sum(1),
+            "softmax": lambda x: ((x / 1.0).softmax(1) * x).sum(1),
         }
     m = mask.unsqueeze(-1)
     n = mask.sum(1, keepdim=True)
@@ -84,7 +85,7 @@ def torch_baselines(mask: torch.Tensor | None) -> dict[str, Callable[[torch.Tens
         "median": lambda x: torch.nanquantile(x.masked_fill(~m, math.nan), 0.5, dim=1),
         "quantile": lambda x: torch.nanquantile(x.masked_fill(~m, math.nan), 0.9, dim=1),
         "pmean": lambda x: ((x * m).pow(2).sum(1) / n).sqrt(),
-        "softmax": lambda x: (x.masked_fill(~m, -math.inf).softmax(1) * x.masked_fill(~m, 0)).sum(1),
+        "softmax": lambda x: ((x / 1.0).masked_fill(~m, -math.inf).softmax(1) * x.masked_fill(~m, 0)).sum(1),
     }
 
 

@@ -212,11 +212,10 @@ class PowerMean(Aggregation):
         self.p = float(p)
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
-        positive = (x > 0) if mask is None else ((x > 0) | ~mask.unsqueeze(-1))
-        if not bool(positive.all()):
-            raise ValueError("the power mean is defined for positive particles only; found values <= 0 "
-                             "(shift the input or pass it through softplus/exp first)")
         x = zero_padding(x, mask, 1.0)
+        if not bool(x.detach().amin() > 0):  # one read; NaN compares False and is caught too
+            raise ValueError("the power mean is defined for positive particles only; found values <= 0 or NaN "
+                             "(shift the input or pass it through softplus/exp first)")
         if self.p == 0.0:
             return torch.exp(Mean().reduce(torch.log(x), mask))
         return Mean().reduce(x.pow(self.p), mask).pow(1.0 / self.p)
