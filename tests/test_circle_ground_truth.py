@@ -132,6 +132,8 @@ EDGE_CASES: dict[str, tuple[list[list[float]], list[float], float]] = {
     "obtuse triangle": ([[0, 0], [4, 0], [1, 1]], [2.0, 0.0], 2.0),
     "right triangle": ([[0, 0], [4, 0], [0, 3]], [2.0, 1.5], 2.5),
     "acute triangle": ([[0, 0], [4, 0], [2, 3]], [2.0, 5 / 6], 13 / 6),
+    "collinear, 1e-22 off": ([[1, 8.5e-23], [1, 1], [1, 0]], [1.0, 0.5], 0.5),
+    "obtuse, a 1e-22 side": ([[1, 8.5e-23], [0, 1], [1, 0]], [0.5, 0.5], np.sqrt(0.5)),
     "square with centre": ([[1, 1], [-1, 1], [-1, -1], [1, -1], [0, 0]], [0.0, 0.0], np.sqrt(2)),
 }
 

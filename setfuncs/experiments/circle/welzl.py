@@ -29,8 +29,10 @@ The trivial circles of the support set ``R``:
 * ``|R| = 2``: the diametral circle, centre ``(a + b) / 2``, radius ``|a - b| / 2``;
 * ``|R| = 3``: the circumcircle. With ``u = b - a``, ``v = c - a`` and
   ``d = 2 (u_x v_y - u_y v_x)``, its centre is ``a + (v_y |u|^2 - u_y |v|^2, u_x |v|^2 - v_x |u|^2) / d``
-  and its radius the distance from the centre to ``a``. Collinear points (``d = 0``) have no
-  circumcircle: we return the diametral circle of the two points farthest apart.
+  and its radius the distance from the centre to ``a``. We name the points so that ``a`` faces the
+  longest side: its angle is the largest, so ``u x v`` does not cancel in thin triangles.
+  Collinear points (``d = 0``) have no circumcircle: we return the diametral circle of the two
+  points farthest apart, ``b`` and ``c``.
 
 "Inside" allows a relative tolerance, ``|p - c| <= r (1 + RTOL)``, so that duplicates and points
 already on the boundary (co-circular points) never enter ``R`` through rounding error. Points are
@@ -117,13 +119,13 @@ def circle_of(support: np.ndarray) -> Circle:
     if len(support) == 2:
         a, b = support
         return Circle((a + b) / 2, float(np.hypot(*(a - b))) / 2)
-    a, b, c = support
+    opposite = [float(np.sum((support[(k + 1) % 3] - support[(k + 2) % 3]) ** 2)) for k in range(3)]
+    a, b, c = np.roll(support, -int(np.argmax(opposite)), axis=0)     # a faces the longest side
     u, v = b - a, c - a
     uu, vv = u @ u, v @ v
     d = 2 * (u[0] * v[1] - u[1] * v[0])
     if abs(d) <= 2 * COLLINEAR_TOL * np.sqrt(uu * vv):
-        pairs = [(a, b), (a, c), (b, c)]
-        return circle_of(np.stack(max(pairs, key=lambda pq: float(np.sum((pq[0] - pq[1]) ** 2)))))
+        return circle_of(np.stack([b, c]))                               # the two extremes
     offset = np.array([v[1] * uu - u[1] * vv, u[0] * vv - v[0] * uu]) / d
     return Circle(a + offset, float(np.hypot(*offset)))
 
