@@ -20,24 +20,24 @@ from setfuncs.experiments.circle import (batched, circle_of, min_enclosing_circl
                                          welzl_trace)
 from setfuncs.experiments.circle.welzl import RTOL
 
-Circle = tuple[np.ndarray, float]
+Disk = tuple[np.ndarray, float]
 
 
-def welzl(points: np.ndarray) -> Circle:
+def welzl(points: np.ndarray) -> Disk:
     return min_enclosing_circle(points)
 
 
-def fast(points: np.ndarray) -> Circle:
+def fast(points: np.ndarray) -> Disk:
     centers, radii = min_enclosing_circles(points[None])
     return centers[0], float(radii[0])
 
 
-def brute(points: np.ndarray) -> Circle:
+def brute(points: np.ndarray) -> Disk:
     centers, radii = min_enclosing_circles_bruteforce(points[None])
     return centers[0], float(radii[0])
 
 
-SOLVERS: dict[str, Callable[[np.ndarray], Circle]] = {"welzl": welzl, "batched": fast, "bruteforce": brute}
+SOLVERS: dict[str, Callable[[np.ndarray], Disk]] = {"welzl": welzl, "batched": fast, "bruteforce": brute}
 every_solver = pytest.mark.parametrize("solve", SOLVERS.values(), ids=SOLVERS.keys())
 
 
@@ -66,7 +66,7 @@ def assert_minimal(points: np.ndarray, radius: float) -> None:
                 assert dist.max() > circle.radius * (1 + 1e-9), (support, circle, radius)
 
 
-def assert_same(a: Circle, b: Circle, rtol: float = 1e-9) -> None:
+def assert_same(a: Disk, b: Disk, rtol: float = 1e-9) -> None:
     scale = max(a[1], b[1], 1e-300)
     assert abs(a[1] - b[1]) <= rtol * scale, (a, b)
     np.testing.assert_allclose(a[0], b[0], rtol=0, atol=rtol * scale)

@@ -94,10 +94,12 @@ def as_points(points: np.ndarray | torch.Tensor, ndim: int) -> np.ndarray:
     layout = "[N, 2] (one population of N points in the plane)" if ndim == 2 else \
         "[B, N, 2] (B populations of N points in the plane)"
     if points.ndim != ndim or points.shape[-1] != 2:
-        hint = {2: "; for a batch [B, N, 2] use min_enclosing_circles",
-                3: "; for one population [N, 2] use min_enclosing_circle or add a batch axis with points[None]"}
-        raise ValueError(f"points must have shape {layout}, got shape {points.shape}"
-                         f"{hint[ndim] if points.ndim == 5 - ndim else ''}")
+        hint = ""
+        if ndim == 2 and points.ndim == 3:
+            hint = "; for a batch [B, N, 2] use min_enclosing_circles"
+        if ndim == 3 and points.ndim == 2:
+            hint = "; for one population [N, 2] use min_enclosing_circle or add a batch axis with points[None]"
+        raise ValueError(f"points must have shape {layout}, got shape {points.shape}{hint}")
     if points.shape[-2] == 0:
         raise ValueError(f"points has N = 0 points per population (shape {points.shape}); the minimal "
                          "enclosing circle needs at least one point")
@@ -161,7 +163,7 @@ def min_enclosing_circle(points: np.ndarray | torch.Tensor, seed: int | None = 0
 
     Returns ``(center, radius)``: a float64 array of shape ``[2]`` and a float. Every point lies
     within ``radius (1 + 3 RTOL)`` of ``center`` (one tolerance per recursion level). ``seed``
-    fixes the random order of the points; the circle does not depend on it.
+    fixes the random order of the points; the circle does not depend on it (up to rounding).
     """
     return _solve(points, seed, None)
 
