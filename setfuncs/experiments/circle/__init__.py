@@ -1,8 +1,12 @@
 """Ground truth of the minimal enclosing circle experiment (Section 4.1 of the paper).
 
+>>> import numpy as np
 >>> from setfuncs.experiments.circle import min_enclosing_circle, min_enclosing_circles
->>> center, radius = min_enclosing_circle([[0.0, 0.0], [2.0, 0.0]])        # one population [N, 2]
->>> centers, radii = min_enclosing_circles(np.zeros((4, 20, 2)))           # a batch [B, N, 2]
+>>> min_enclosing_circle(np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 0.5]]))    # one population [N, 2]
+(array([1., 0.]), 1.0)
+>>> centers, radii = min_enclosing_circles(np.random.default_rng(0).normal(size=(4, 20, 2)))
+>>> centers.shape, radii.shape                                               # a batch [B, N, 2]
+((4, 2), (4,))
 """
 
 from .batched import min_enclosing_circles, min_enclosing_circles_bruteforce
