@@ -1,0 +1,297 @@
+r"""Training and evaluation of the minimal enclosing circle experiment (Table 1 of the paper).
+
+**Configurations.** Four *settings* (equivariant / final aggregation, each plain or recurrent)
+times the 3 x 3 combinations of an equivariant aggregation ``e`` and a final aggregation ``f`` in
+``{mean, max, lse}``: 36 model specs ``"[r-]e/[r-]f"`` (e.g. ``"max/max"`` in ``plain/plain``,
+``"r-lse/r-lse"`` in ``recurrent/recurrent``), each a :class:`setfuncs.DeepSet` ``2 -> 3``.
+
+**Loss and metrics.** The models predict ``(centre_x, centre_y, radius)`` and are trained on the
+mean squared error over these three outputs (fresh populations at every step). On a test set the
+reported MSE of a run is
+
+.. math::
+    \text{MSE} = \underbrace{\overline{(\hat r - r)^2}}_{\text{radius MSE}}
+               + \underbrace{\overline{\lVert \hat c - c \rVert^2}}_{\text{centre MSE}},
+
+averages over test populations; the centre MSE is the mean *squared Euclidean distance* of the
+centres. This split matches the paper's Table 1, whose best MSE is the sum of its radius and
+centre columns up to rounding (e.g. 0.06 + 0.66 ~ 0.71); it is three times the training loss.
+
+**Budgets.** The paper does not give its training length, batch size or widths; :data:`QUICK`
+(a few seconds per run on one core) and :data:`FULL` (20,000 Adam steps, width 128) are our
+choices. All runs of one budget share them; runs differ only in their seed.
+
+**Seeds.** Run ``seed`` of a configuration initialises the model after ``torch.manual_seed(seed)``
+and draws its training populations from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``;
+every run of a sweep uses the same test sets (:data:`TEST_SEED`), one per population size in
+``budget.test_population_sizes`` (the models are trained at 20 only).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import platform
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+from tqdm.auto import tqdm
+
+import setfuncs as sf
+from setfuncs.train import fit
+
+from .data import POPULATION_SIZE, circle_batch, mixture_description, test_set
+
+__all__ = ["Budget", "QUICK", "FULL", "BUDGETS", "SETTINGS", "AGGREGATIONS", "TRAIN_SEED",
+           "TEST_SEED", "all_configurations", "spec_of", "make_model", "circle_loss", "circle_errors", "run_one",
+           "sweep", "provenance"]
+
+#: The paper's four settings: "<equivariant>/<final>", each plain or recurrent.
+SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
+#: The plain aggregations of Section 4 (mean, max, LSE).
+AGGREGATIONS = ("mean", "max", "lse")
+#: Offset of the training-data seed from the run's seed (model init uses the seed itself).
+TRAIN_SEED = 1_000_000
+#: Seed of every test set.
+TEST_SEED = 2019
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Training and evaluation sizes of one run.
+
+    Attributes:
+        name: ``"quick"``, ``"full"`` or a custom name (tests).
+        steps: Adam steps; batch: populations per step; lr: Adam's learning rate;
+        clip: gradient-norm clipping threshold.
+        hidden: width of every hidden layer; equivariant_layers: layers in ``combine``;
+        recurrent_steps: reads ``T`` of every recurrent aggregation.
+        test_size: populations per test set; test_population_sizes: the ``N`` of the test sets
+        (must include 20, the training size, which gives the table's MSE).
+    """
+
+    name: str
+    steps: int
+    batch: int
+    lr: float
+    clip: float
+    hidden: int
+    equivariant_layers: int
+    recurrent_steps: int
+    test_size: int
+    test_population_sizes: tuple[int, ...] = (5, 10, 20, 50, 100)
+
+    def __post_init__(self) -> None:
+        for field in ("steps", "batch", "hidden", "recurrent_steps", "test_size"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Budget.{field} must be a positive int, got {value!r}")
+        if self.equivariant_layers < 0:
+            raise ValueError(f"Budget.equivariant_layers must be >= 0, got {self.equivariant_layers}")
+        if not (self.lr > 0 and self.clip > 0):
+            raise ValueError(f"Budget.lr and Budget.clip must be positive, got {self.lr}, {self.clip}")
+        if POPULATION_SIZE not in self.test_population_sizes or min(self.test_population_sizes) < 1:
+            raise ValueError(f"Budget.test_population_sizes must be positive and include the training "
+                             f"size {POPULATION_SIZE}, got {self.test_population_sizes}")
+
+
+#: A few seconds per run on one core: real training, small.
+QUICK = Budget("quick", steps=300, batch=64, lr=3e-3, clip=1.0, hidden=32, equivariant_layers=2,
+               recurrent_steps=3, test_size=500)
+#: Paper-like scale (the paper does not state its training length).
+FULL = Budget("full", steps=20_000, batch=64, lr=1e-3, clip=1.0, hidden=128, equivariant_layers=2,
+              recurrent_steps=3, test_size=5000)
+BUDGETS = {"quick": QUICK, "full": FULL}
+
+
+def all_configurations() -> list[tuple[str, str, str]]:
+    """The 36 configurations ``(setting, equivariant, final)``, e.g. ``("recurrent/plain", "lse", "max")``."""
+    return [(s, e, f) for s in SETTINGS for e in AGGREGATIONS for f in AGGREGATIONS]
+
+
+def spec_of(setting: str, equivariant: str, final: str) -> str:
+    """The model spec of a configuration: ``spec_of("recurrent/plain", "lse", "max") == "r-lse/max"``."""
+    if setting not in SETTINGS:
+        raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}")
+    for name, agg in (("equivariant", equivariant), ("final", final)):
+        if agg not in AGGREGATIONS:
+            raise ValueError(f"{name} aggregation must be one of {AGGREGATIONS}, got {agg!r}")
+    recurrent_e, recurrent_f = (part == "recurrent" for part in setting.split("/"))
+    return f"{'r-' if recurrent_e else ''}{equivariant}/{'r-' if recurrent_f else ''}{final}"
+
+
+def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
+    """The Deep Set ``2 -> 3`` of one configuration at ``budget``'s width and depth."""
+    return sf.DeepSet(2, 3, spec_of(setting, equivariant, final), hidden=budget.hidden,
+                      equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps)
+
+
+def circle_loss(prediction: Tensor, y: Tensor) -> Tensor:
+    """Training loss: MSE over the three outputs ``(centre_x, centre_y, radius)``."""
+    return torch.mean((prediction - y) ** 2)
+
+
+def circle_errors(prediction: Tensor, y: Tensor) -> dict[str, float]:
+    """``radius_mse``, ``center_mse`` (squared centre distance) and their sum ``mse``, test-set means."""
+    radius = float(torch.mean((prediction[:, 2] - y[:, 2]) ** 2))
+    center = float(torch.mean(torch.sum((prediction[:, :2] - y[:, :2]) ** 2, dim=1)))
+    return {"mse": radius + center, "radius_mse": radius, "center_mse": center}
+
+
+def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
+            progress: bool = False) -> dict:
+    """Train one configuration with one seed and evaluate it; a JSON-friendly record.
+
+    Keys: ``spec, setting, equivariant, final, seed, train_seconds, final_train_loss`` (mean loss
+    of the last 50 steps), ``mse, radius_mse, center_mse`` (test set at ``N = 20``),
+    ``mse_by_population_size`` (``{"5": mse, ...}``) and ``error`` (None, or the message of a
+    diverged training, whose metrics are then None).
+    """
+    spec = spec_of(setting, equivariant, final)
+    torch.manual_seed(seed)
+    model = make_model(setting, equivariant, final, budget)
+    generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
+    record: dict = {"spec": spec, "setting": setting, "equivariant": equivariant, "final": final,
+                    "seed": seed}
+    start = time.perf_counter()
+    try:
+        losses = fit(model, lambda: circle_batch(budget.batch, POPULATION_SIZE, generator),
+                     circle_loss, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
+                     desc=f"{spec} seed {seed}")
+    except FloatingPointError as err:
+        return {**record, "train_seconds": time.perf_counter() - start, "final_train_loss": None,
+                "mse": None, "radius_mse": None, "center_mse": None,
+                "mse_by_population_size": None, "error": str(err)}
+    record["train_seconds"] = time.perf_counter() - start
+    record["final_train_loss"] = float(np.mean(losses[-50:]))
+    by_size = {}
+    with torch.no_grad():
+        for n in budget.test_population_sizes:
+            x, y, mask = test_set(budget.test_size, n, TEST_SEED)
+            errors = circle_errors(model(x, mask), y)
+            by_size[str(n)] = errors["mse"]
+            if n == POPULATION_SIZE:
+                record.update(errors)
+    return {**record, "mse_by_population_size": by_size, "error": None}
+
+
+def _cpu_model() -> str | None:
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        return None
+    for line in cpuinfo.read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def provenance(budget: Budget, runs: int, jobs: int, specs: Sequence[str]) -> dict:
+    """Command line, budget, seeds, versions and hardware of a sweep (without timings or runs)."""
+    return {
+        "experiment": "minimal_enclosing_circle",
+        "command": list(sys.argv),
+        "budget": budget.name,
+        "budget_parameters": asdict(budget),
+        "runs_per_configuration": runs,
+        "seeds": list(range(runs)),
+        "seed_scheme": f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
+                       f"test sets seed {TEST_SEED}",
+        "configurations": list(specs),
+        "mixture": mixture_description(),
+        "jobs": jobs,
+        "versions": {"setfuncs": sf.__version__, "torch": torch.__version__,
+                     "numpy": np.__version__, "tqdm": version("tqdm"),
+                     "python": platform.python_version()},
+        "hardware": {"machine": platform.machine(), "processor": platform.processor(),
+                     "cpu_model": _cpu_model(), "cpu_count": os.cpu_count(),
+                     "platform": platform.platform(), "torch_threads_per_run": 1},
+    }
+
+
+def _write_atomically(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
+
+
+def _worker_init() -> None:
+    torch.set_num_threads(1)
+
+
+def _run_task(task: tuple[str, str, str, int, Budget]) -> dict:
+    return run_one(*task)
+
+
+def _results_in_process(tasks: list[tuple[str, str, str, int, Budget]]) -> Iterator[dict]:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for task in tasks:
+            yield _run_task(task)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _results_in_pool(tasks: list[tuple[str, str, str, int, Budget]], jobs: int) -> Iterator[dict]:
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
+        pending: set[Future] = {pool.submit(_run_task, task) for task in tasks}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+
+
+def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike,
+          configurations: Sequence[str] | None = None, progress: bool = True) -> dict:
+    """Train ``runs`` seeds (``0 .. runs-1``) of every configuration and write one JSON file.
+
+    Args:
+        runs: runs per configuration (the paper: 20).
+        budget: :data:`QUICK`, :data:`FULL` or a custom :class:`Budget`.
+        jobs: worker processes (spawned, one torch thread each); 1 runs in this process.
+        out_path: the JSON file; rewritten atomically after every finished run with
+            ``"complete": false``, and at the end with ``"complete": true``.
+        configurations: model specs to run (e.g. ``["max/max", "r-lse/r-lse"]``); None: all 36.
+        progress: a tqdm bar over runs.
+
+    Returns the written results: :func:`provenance` plus ``started, finished, wall_seconds,
+    complete`` and ``runs`` (records of :func:`run_one`, in order of completion).
+    """
+    for name, value in (("runs", runs), ("jobs", jobs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    all_configs = {spec_of(*c): c for c in all_configurations()}
+    specs = list(all_configs) if configurations is None else list(configurations)
+    unknown = [s for s in specs if s not in all_configs]
+    if unknown or not specs:
+        raise ValueError(f"unknown or no configurations {unknown}; choose among {list(all_configs)}")
+    tasks = [(*all_configs[s], seed, budget) for s in specs for seed in range(runs)]
+    path = Path(out_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    results = {**provenance(budget, runs, jobs, specs),
+               "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+               "finished": None, "wall_seconds": None, "complete": False, "runs": []}
+    _write_atomically(path, results)
+    stream = _results_in_process(tasks) if jobs == 1 else _results_in_pool(tasks, jobs)
+    with tqdm(total=len(tasks), desc="circle sweep", unit="run", disable=not progress) as bar:
+        for record in stream:
+            results["runs"].append(record)
+            results["wall_seconds"] = time.perf_counter() - start
+            _write_atomically(path, results)
+            bar.update()
+    results.update(finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                   wall_seconds=time.perf_counter() - start, complete=True)
+    _write_atomically(path, results)
+    return results

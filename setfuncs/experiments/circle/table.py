@@ -1,0 +1,141 @@
+r"""Table 1 of the paper from a sweep's results file (:func:`~setfuncs.experiments.circle.sweep.sweep`).
+
+For each of the four settings (equivariant / final aggregation, plain or recurrent), over all its
+runs (the paper: 20 seeds x 9 aggregation combinations = 180):
+
+* **best MSE**: the smallest test MSE of any run, with that run's radius MSE and centre MSE;
+* **median best MSE**: the paper's bootstrap estimate of the peak performance of a study of
+  ``batch_size`` runs: draw ``bootstraps`` batches of ``batch_size`` runs with replacement from
+  all runs of the setting, record the best MSE of each batch, report the median;
+* both as ratios to the ``plain/plain`` row, so that our rows compare with the paper's even though
+  the absolute MSEs depend on the paper's unknown data scale.
+
+Runs whose training diverged (``error`` set) are counted but have no MSE. Rows are lists of
+plain dicts (no pandas).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Sequence
+
+import numpy as np
+
+from .sweep import SETTINGS
+
+__all__ = ["PAPER_ROWS", "load_results", "paper_rows", "circle_table", "by_population_size",
+           "format_table"]
+
+#: Our setting names -> the row names in the paper's ``results.json``.
+PAPER_ROWS = {
+    "plain/plain": "plain equivariant / plain aggregation",
+    "plain/recurrent": "plain equivariant / recurrent aggregation",
+    "recurrent/plain": "recurrent equivariant / plain aggregation",
+    "recurrent/recurrent": "recurrent equivariant / recurrent aggregation",
+}
+
+
+def load_results(path: str | os.PathLike) -> dict:
+    """A sweep's results file."""
+    with open(path) as f:
+        results = json.load(f)
+    if not isinstance(results, dict) or "runs" not in results:
+        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
+    return results
+
+
+def paper_rows(path: str | os.PathLike) -> dict[str, dict[str, float]]:
+    """The paper's Table 1 from its ``results.json``: ``{setting: {best_mse, radius_mse, ...}}``."""
+    with open(path) as f:
+        table = json.load(f)["minimal_enclosing_circle"]
+    columns = table["columns"]
+    return {setting: dict(zip(columns, table["rows"][name])) for setting, name in PAPER_ROWS.items()}
+
+
+def _finished_runs(results: dict, setting: str) -> tuple[list[dict], int]:
+    runs = [r for r in results["runs"] if r["setting"] == setting]
+    return [r for r in runs if r.get("error") is None], len(runs)
+
+
+def _median_best(mse: np.ndarray, batch_size: int, bootstraps: int, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    batches = rng.integers(0, len(mse), size=(bootstraps, batch_size))
+    return float(np.median(mse[batches].min(axis=1)))
+
+
+def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, seed: int = 0,
+                 paper: str | os.PathLike | None = None) -> list[dict]:
+    """One row per setting with runs (in :data:`~setfuncs.experiments.circle.sweep.SETTINGS` order).
+
+    Keys: ``setting, runs, diverged, best_mse, radius_mse, center_mse, best_spec, best_seed,
+    median_best_mse, best_mse_ratio, median_best_mse_ratio`` (ratios to ``plain/plain``, None if
+    that row is missing) and, with ``paper`` (the path of the paper's ``results.json``),
+    ``paper_best_mse, paper_radius_mse, paper_center_mse, paper_median_best_mse`` and the paper's
+    two ratios. Every setting uses its own bootstrap generator seeded with ``seed``.
+    """
+    if batch_size < 1 or bootstraps < 1:
+        raise ValueError(f"batch_size and bootstraps must be positive, got {batch_size}, {bootstraps}")
+    rows = []
+    for setting in SETTINGS:
+        runs, total = _finished_runs(results, setting)
+        if not runs:
+            continue
+        mse = np.array([r["mse"] for r in runs], dtype=float)
+        best = runs[int(mse.argmin())]
+        rows.append({"setting": setting, "runs": total, "diverged": total - len(runs),
+                     "best_mse": best["mse"], "radius_mse": best["radius_mse"],
+                     "center_mse": best["center_mse"], "best_spec": best["spec"],
+                     "best_seed": best["seed"],
+                     "median_best_mse": _median_best(mse, batch_size, bootstraps, seed)})
+    paper_table = paper_rows(paper) if paper is not None else None
+    base = next((r for r in rows if r["setting"] == "plain/plain"), None)
+    for row in rows:
+        for key in ("best_mse", "median_best_mse"):
+            row[f"{key}_ratio"] = row[key] / base[key] if base else None
+        if paper_table is not None:
+            theirs, their_base = paper_table[row["setting"]], paper_table["plain/plain"]
+            for key in ("best_mse", "radius_mse", "center_mse", "median_best_mse"):
+                row[f"paper_{key}"] = theirs[key]
+            for key in ("best_mse", "median_best_mse"):
+                row[f"paper_{key}_ratio"] = theirs[key] / their_base[key]
+    return rows
+
+
+def by_population_size(results: dict) -> list[dict]:
+    """For each setting, its best run (by MSE at ``N = 20``) evaluated at every test size.
+
+    Keys: ``setting, spec, seed, sizes`` (ascending ``N``) and ``mse`` (one per size).
+    """
+    rows = []
+    for setting in SETTINGS:
+        runs, _ = _finished_runs(results, setting)
+        if not runs:
+            continue
+        best = min(runs, key=lambda r: r["mse"])
+        sizes = sorted(int(n) for n in best["mse_by_population_size"])
+        rows.append({"setting": setting, "spec": best["spec"], "seed": best["seed"], "sizes": sizes,
+                     "mse": [best["mse_by_population_size"][str(n)] for n in sizes]})
+    return rows
+
+
+def format_table(rows: Sequence[dict]) -> str:
+    """A fixed-width text rendering of :func:`circle_table` rows (with the paper's if present)."""
+    columns = [("setting", "equiv./final", "{:<20}"), ("runs", "runs", "{:>5}"),
+               ("best_mse", "best MSE", "{:>9.3f}"), ("radius_mse", "radius", "{:>8.3f}"),
+               ("center_mse", "centre", "{:>8.3f}"), ("median_best_mse", "median best", "{:>12.3f}"),
+               ("best_mse_ratio", "best/pp", "{:>8.2f}"), ("median_best_mse_ratio", "median/pp", "{:>10.2f}"),
+               ("best_spec", "  best spec", "  {:<12}")]
+    if rows and "paper_best_mse" in rows[0]:
+        columns += [("paper_best_mse", "paper best", "{:>11.2f}"),
+                    ("paper_median_best_mse", "paper median", "{:>13.2f}"),
+                    ("paper_best_mse_ratio", "best/pp", "{:>8.2f}"),
+                    ("paper_median_best_mse_ratio", "median/pp", "{:>10.2f}")]
+    width = [len(fmt.format(0.0 if "f}" in fmt else "")) for _, _, fmt in columns]
+    header = "".join(title.ljust(w) if "<" in fmt else title.rjust(w)
+                     for (_, title, fmt), w in zip(columns, width))
+    lines = [header]
+    for row in rows:
+        lines.append("".join("-".rjust(w) if row[key] is None else fmt.format(row[key])
+                             for (key, _, fmt), w in zip(columns, width)))
+    return "\n".join(lines)
