@@ -21,7 +21,7 @@ scale of order 1, like the paper's reported errors (whose absolute values depend
 mixture, so only ratios between its rows are comparable with ours).
 
 The target of a population is ``y = (centre_x, centre_y, radius)`` of its minimal enclosing
-circle, from :func:`~setfuncs.experiments.circle.min_enclosing_circles`.
+circle, from :func:`~setfuncs.experiments.circle.batched.min_enclosing_circles`.
 
 >>> import torch
 >>> x, y, mask = circle_batch(4, generator=torch.Generator().manual_seed(0))

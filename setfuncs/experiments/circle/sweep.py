@@ -3,7 +3,7 @@ r"""Training and evaluation of the minimal enclosing circle experiment (Table 1 
 **Configurations.** Four *settings* (equivariant / final aggregation, each plain or recurrent)
 times the 3 x 3 combinations of an equivariant aggregation ``e`` and a final aggregation ``f`` in
 ``{mean, max, lse}``: 36 model specs ``"[r-]e/[r-]f"`` (e.g. ``"max/max"`` in ``plain/plain``,
-``"r-lse/r-lse"`` in ``recurrent/recurrent``), each a :class:`setfuncs.DeepSet` ``2 -> 3``.
+``"r-lse/r-lse"`` in ``recurrent/recurrent``), each a :class:`~setfuncs.model.DeepSet` ``2 -> 3``.
 
 **Loss and metrics.** The models predict ``(centre_x, centre_y, radius)`` and are trained on the
 mean squared error over these three outputs (fresh populations at every step). On a test set the
@@ -61,7 +61,7 @@ __all__ = ["Budget", "QUICK", "FULL", "BUDGETS", "SETTINGS", "AGGREGATIONS", "TR
            "TEST_SEED", "all_configurations", "spec_of", "make_model", "circle_loss", "circle_errors", "run_one",
            "sweep", "provenance"]
 
-#: The paper's four settings: "<equivariant>/<final>", each plain or recurrent.
+#: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
 #: The plain aggregations of Section 4 (mean, max, LSE).
 AGGREGATIONS = ("mean", "max", "lse")
@@ -110,7 +110,7 @@ class Budget:
                              f"size {POPULATION_SIZE}, got {self.test_population_sizes}")
 
 
-#: A few seconds per run on one core: real training, small.
+#: A few seconds per run on one core (real training, small).
 QUICK = Budget("quick", steps=300, batch=64, lr=3e-3, clip=1.0, hidden=32, equivariant_layers=2,
                recurrent_steps=3, test_size=500)
 #: Paper-like scale (the paper does not state its training length).
