@@ -36,7 +36,27 @@ def _build(spec: str | Aggregation, features: int, **kwargs) -> Aggregation:
     return agg
 
 
-class Equivariant(nn.Module):
+class _EquivariantLayer(nn.Module):
+    """Shared plumbing: the aggregation, the activation, the input checks and clean padding."""
+
+    def __init__(self, in_features: int, out_features: int, aggregation: str | Aggregation,
+                 activation: str, **kwargs) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.aggregate = _build(aggregation, in_features, **kwargs)
+        self.activation = make_activation(activation)
+
+    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+        check_population(x, mask, self.in_features)
+        x = zero_padding(x, mask)
+        return zero_padding(self.activation(self.combine(x, self.aggregate(x, mask))), mask)
+
+    def combine(self, x: Tensor, pooled: Tensor) -> Tensor:
+        """The pre-activation output from the particles ``[B, N, in]`` and their aggregate ``[B, in]``."""
+        raise NotImplementedError
+
+
+class Equivariant(_EquivariantLayer):
     r"""Eq. (1): :math:`\sigma(X - \mathbf{1}\alpha(X))`, mapping ``[B, N, in] -> [B, N, out]``.
 
     Args:
@@ -48,20 +68,14 @@ class Equivariant(nn.Module):
 
     def __init__(self, in_features: int, out_features: int, aggregation: str | Aggregation = "max",
                  activation: str = "tanh", **kwargs) -> None:
-        super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        self.aggregate = _build(aggregation, in_features, **kwargs)
+        super().__init__(in_features, out_features, aggregation, activation, **kwargs)
         self.linear = nn.Linear(in_features, out_features)
-        self.activation = make_activation(activation)
 
-    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
-        check_population(x, mask, self.in_features)
-        x = zero_padding(x, mask)
-        centred = x - self.aggregate(x, mask).unsqueeze(1)
-        return zero_padding(self.activation(self.linear(centred)), mask)
+    def combine(self, x: Tensor, pooled: Tensor) -> Tensor:
+        return self.linear(x - pooled.unsqueeze(1))
 
 
-class DeepSetsEquivariant(nn.Module):
+class DeepSetsEquivariant(_EquivariantLayer):
     r"""Zaheer et al.'s layer :math:`\sigma(X\Gamma - \mathbf{1}\,\operatorname{pool}(X)\Lambda)`.
 
     :math:`\Gamma` has a bias, :math:`\Lambda` none; ``pool`` is any aggregation.
@@ -69,15 +83,9 @@ class DeepSetsEquivariant(nn.Module):
 
     def __init__(self, in_features: int, out_features: int, aggregation: str | Aggregation = "max",
                  activation: str = "tanh", **kwargs) -> None:
-        super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        self.aggregate = _build(aggregation, in_features, **kwargs)
+        super().__init__(in_features, out_features, aggregation, activation, **kwargs)
         self.gamma = nn.Linear(in_features, out_features)
         self.lam = nn.Linear(in_features, out_features, bias=False)
-        self.activation = make_activation(activation)
 
-    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
-        check_population(x, mask, self.in_features)
-        x = zero_padding(x, mask)
-        pooled = self.lam(self.aggregate(x, mask)).unsqueeze(1)
-        return zero_padding(self.activation(self.gamma(x) - pooled), mask)
+    def combine(self, x: Tensor, pooled: Tensor) -> Tensor:
+        return self.gamma(x) - self.lam(pooled).unsqueeze(1)

@@ -85,6 +85,13 @@ class _AttentionRead(Aggregation):
         weights = normalize(logits, mask, self.normalize_name)
         return self.reducer.weighted(m, weights, mask), weights
 
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        return self.attend(x, mask)[0]
+
+    def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """The aggregate ``[B, D]`` and the attention weights of every read ``[B, T, N]``."""
+        raise NotImplementedError
+
     def extra_repr(self) -> str:
         return f"features={self.features}, reduce={self.reduce_name}, normalize={self.normalize_name}"
 
@@ -96,9 +103,6 @@ class QueryAggregation(_AttentionRead):
     def __init__(self, features: int, reduce: str = "sum", normalize: str | None = None) -> None:
         super().__init__(features, reduce, normalize)
         self.query = nn.Parameter(torch.randn(features) / math.sqrt(features))
-
-    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
-        return self.attend(x, mask)[0]
 
     def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """The result ``[B, D]`` and the attention weights ``[B, 1, N]`` (one step)."""
@@ -132,9 +136,6 @@ class RecurrentAggregation(_AttentionRead):
         self.query0 = nn.Parameter(torch.randn(features) / math.sqrt(features))
         self.query = nn.LSTMCell(features, features)
         self.backward_rnn = nn.LSTM(features, features, batch_first=True) if readout == "backward" else None
-
-    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
-        return self.attend(x, mask)[0]
 
     def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """The aggregate ``[B, D]`` and the attention weights of every step ``[B, T, N]``."""
