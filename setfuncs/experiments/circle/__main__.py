@@ -48,7 +48,9 @@ def parser() -> argparse.ArgumentParser:
                     "versions, hardware, timings). The file is rewritten after every finished run "
                     "('complete': false) so an interrupted sweep keeps its runs.")
     run.add_argument("--budget", choices=sorted(BUDGETS), required=True,
-                     help="quick: a few seconds per run; full: 20,000 steps at width 128")
+                     help="quick: a few seconds per run; medium: 2,000 steps at width 64 "
+                          "(six seeds of all 36 in about an hour on two cores); full: 20,000 steps "
+                          "at width 128")
     run.add_argument("--runs", type=_positive_int, required=True,
                      help="runs (seeds) per configuration; the paper uses 20")
     run.add_argument("--jobs", type=_positive_int, default=2,

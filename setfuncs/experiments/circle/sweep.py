@@ -21,7 +21,9 @@ centre columns up to rounding (e.g. 0.06 + 0.66 ~ 0.71); it is three times the t
 (a few seconds per run on one core) and :data:`FULL` (20,000 Adam steps, width 128) are our
 choices. All runs of one budget share them; runs differ only in their seed. Training time per run
 on one core of a 2-core AMD EPYC (one torch thread): QUICK 1.3 s (``max/max``) to 3.8 s
-(``r-lse/r-lse``), one seed of all 36 configurations about 95 s; FULL 194 s (``max/max``) to
+(``r-lse/r-lse``), one seed of all 36 configurations about 95 s; MEDIUM (2,000 steps, width 64)
+10 s (``mean/mean``) to 41 s (``r-lse/r-lse``), one seed of all 36 about 16 min, so six seeds
+fit an hour on two cores; FULL 194 s (``max/max``) to
 776 s (``r-lse/r-lse``), one seed of all 36 about 4.7 h, so the paper's 20 seeds take about
 two days on two cores. Each worker also builds the test sets once (FULL: about 35 s, mostly the
 targets at ``N = 100``).
@@ -38,6 +40,7 @@ import json
 import multiprocessing
 import os
 import platform
+import subprocess
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -57,7 +60,7 @@ from setfuncs.train import fit
 
 from .data import POPULATION_SIZE, circle_batch, mixture_description, test_set
 
-__all__ = ["Budget", "QUICK", "FULL", "BUDGETS", "SETTINGS", "AGGREGATIONS", "TRAIN_SEED",
+__all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "SETTINGS", "AGGREGATIONS", "TRAIN_SEED",
            "TEST_SEED", "all_configurations", "spec_of", "make_model", "circle_loss", "circle_errors", "run_one",
            "sweep", "provenance"]
 
@@ -113,10 +116,15 @@ class Budget:
 #: A few seconds per run on one core (real training, small).
 QUICK = Budget("quick", steps=300, batch=64, lr=3e-3, clip=1.0, hidden=32, equivariant_layers=2,
                recurrent_steps=3, test_size=500)
+#: What one hour of two CPU cores affords for a whole sweep: the FULL architecture at half the
+#: width, a tenth of the steps; the committed ``results/circle-medium.json`` used it.
+MEDIUM = Budget("medium", steps=2000, batch=64, lr=1e-3, clip=1.0, hidden=64, equivariant_layers=2,
+                recurrent_steps=3, test_size=2000,
+                test_population_sizes=(5, 10, 15, 20, 30, 50, 75, 100))
 #: Paper-like scale (the paper does not state its training length).
 FULL = Budget("full", steps=20_000, batch=64, lr=1e-3, clip=1.0, hidden=128, equivariant_layers=2,
               recurrent_steps=3, test_size=5000)
-BUDGETS = {"quick": QUICK, "full": FULL}
+BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
 
 
 def all_configurations() -> list[tuple[str, str, str]]:
@@ -206,6 +214,7 @@ def provenance(budget: Budget, runs: int, jobs: int, specs: Sequence[str]) -> di
         "experiment": "minimal_enclosing_circle",
         "command": list(sys.argv),
         "cwd": os.getcwd(),
+        "git_commit": _git_commit(),
         "budget": budget.name,
         "budget_parameters": asdict(budget),
         "runs_per_configuration": runs,
@@ -222,6 +231,17 @@ def provenance(budget: Budget, runs: int, jobs: int, specs: Sequence[str]) -> di
                      "cpu_model": _cpu_model(), "cpu_count": os.cpu_count(),
                      "platform": platform.platform(), "torch_threads_per_run": 1},
     }
+
+
+def _git_commit() -> str | None:
+    """The checked-out commit of this package's repository, ``-dirty`` if files were changed (None outside git)."""
+    root = Path(__file__).resolve().parents[3]
+    try:
+        done = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=40"], capture_output=True,
+                              text=True, check=False)
+    except FileNotFoundError:  # git is not installed
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def _write_atomically(path: Path, data: dict) -> None:
