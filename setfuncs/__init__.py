@@ -14,7 +14,7 @@ from .plain import (Aggregation, LogSumExp, Max, Mean, Median, Min, PowerMean, Q
                     SoftmaxWeightedSum, Sum)
 from .population import check_population, pad_populations
 from .registry import aggregation, spec_names
-from . import budget, plots, powersums, train, widgets
+from . import budget, plots, powersums, tables, train, widgets
 
 __version__ = "0.1.0"
 

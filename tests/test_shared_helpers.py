@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import setfuncs as sf
 from setfuncs.plots import pair_grid
+from setfuncs.tables import html_table
 from setfuncs.powersums import max_from_power_sums, particles_from_power_sums, power_sums
 
 
@@ -36,3 +37,17 @@ def test_pair_grid_evaluates_each_pair() -> None:
     assert values.shape == (5, 5) and x1[0, -1] == 1.0 and x2[-1, 0] == 1.0
     with pytest.raises(ValueError, match="low < high"):
         pair_grid(sf.aggregation("max"), 1.0, 1.0)
+
+
+def test_html_table_formats_escapes_and_marks_missing_values() -> None:
+    html = html_table([{"name": "a<b", "x": 0.12345}, {"name": "c", "x": None}],
+                      [("name", "name", "{}"), ("x", "value & more", "{:.2f}")], caption="cap")
+    assert html.startswith("<table><caption>cap</caption>")
+    assert "<th>value &amp; more</th>" in html and "a&lt;b" in html
+    assert '<td style="text-align: right">0.12</td>' in html and "<td>–</td>" in html
+    assert html.count("<tr>") == 3
+
+
+def test_html_table_refuses_malformed_columns() -> None:
+    with pytest.raises(ValueError, match="triple"):
+        html_table([{"x": 1}], [("x", "x")])

@@ -12,10 +12,12 @@
 from .batched import min_enclosing_circles, min_enclosing_circles_bruteforce
 from .welzl import Circle, Step, circle_of, min_enclosing_circle, welzl_trace
 from .data import circle_batch, circle_targets, sample_populations, test_set
-from .sweep import FULL, QUICK, SETTINGS, Budget, run_one, sweep
+from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, SETTINGS, Budget, all_configurations,
+                    circle_errors, make_model, run_one, spec_of, sweep, train_model)
 from .table import by_population_size, circle_table, format_table, load_results
 
 __all__ = ["min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
            "welzl_trace", "Step", "Circle", "circle_of", "sample_populations", "circle_targets",
-           "circle_batch", "test_set", "Budget", "QUICK", "FULL", "SETTINGS", "run_one", "sweep",
+           "circle_batch", "test_set", "Budget", "BUDGETS", "QUICK", "MEDIUM", "FULL", "SETTINGS",
+           "all_configurations", "spec_of", "make_model", "train_model", "run_one", "circle_errors", "sweep",
            "circle_table", "by_population_size", "format_table", "load_results"]

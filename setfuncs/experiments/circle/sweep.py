@@ -61,7 +61,8 @@ from setfuncs.train import fit
 from .data import POPULATION_SIZE, circle_batch, mixture_description, test_set
 
 __all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "SETTINGS", "AGGREGATIONS", "TRAIN_SEED",
-           "TEST_SEED", "all_configurations", "spec_of", "make_model", "circle_loss", "circle_errors", "run_one",
+           "TEST_SEED", "all_configurations", "spec_of", "make_model", "circle_loss", "circle_errors", "train_model",
+           "run_one",
            "sweep", "provenance"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
@@ -161,6 +162,23 @@ def circle_errors(prediction: Tensor, y: Tensor) -> dict[str, float]:
     return {"mse": radius + center, "radius_mse": radius, "center_mse": center}
 
 
+def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
+                progress: bool = True) -> tuple[sf.DeepSet, list[float]]:
+    """Train one configuration with one seed: the model (in eval mode) and its loss at every step.
+
+    The model is initialised after ``torch.manual_seed(seed)``; the training populations come
+    from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``, fresh at every Adam step.
+    Raises FloatingPointError if the loss diverges.
+    """
+    torch.manual_seed(seed)
+    model = make_model(setting, equivariant, final, budget)
+    generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
+    losses = fit(model, lambda: circle_batch(budget.batch, POPULATION_SIZE, generator),
+                 circle_loss, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
+                 desc=f"{spec_of(setting, equivariant, final)} seed {seed}")
+    return model, losses
+
+
 def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
             progress: bool = False) -> dict:
     """Train one configuration with one seed and evaluate it; a JSON-friendly record.
@@ -171,16 +189,11 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
     diverged training, whose metrics are then None).
     """
     spec = spec_of(setting, equivariant, final)
-    torch.manual_seed(seed)
-    model = make_model(setting, equivariant, final, budget)
-    generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
     record: dict = {"spec": spec, "setting": setting, "equivariant": equivariant, "final": final,
                     "seed": seed}
     start = time.perf_counter()
     try:
-        losses = fit(model, lambda: circle_batch(budget.batch, POPULATION_SIZE, generator),
-                     circle_loss, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
-                     desc=f"{spec} seed {seed}")
+        model, losses = train_model(setting, equivariant, final, seed, budget, progress)
     except FloatingPointError as err:
         return {**record, "train_seconds": time.perf_counter() - start, "final_train_loss": None,
                 "mse": None, "radius_mse": None, "center_mse": None,
