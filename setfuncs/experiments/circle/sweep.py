@@ -117,8 +117,8 @@ class Budget:
 #: A few seconds per run on one core (real training, small).
 QUICK = Budget("quick", steps=300, batch=64, lr=3e-3, clip=1.0, hidden=32, equivariant_layers=2,
                recurrent_steps=3, test_size=500)
-#: What one hour of two CPU cores affords for a whole sweep: the FULL architecture at half the
-#: width, a tenth of the steps; the committed ``results/circle-medium.json`` used it.
+#: What one hour of two CPU cores affords for a whole sweep (the FULL architecture at half the
+#: width, a tenth of the steps); the committed ``results/circle-medium.json`` used it.
 MEDIUM = Budget("medium", steps=2000, batch=64, lr=1e-3, clip=1.0, hidden=64, equivariant_layers=2,
                 recurrent_steps=3, test_size=2000,
                 test_population_sizes=(5, 10, 15, 20, 30, 50, 75, 100))

@@ -1,0 +1,30 @@
+"""The mixture-weights experiment (Section 4.2, Figure 3 of the paper).
+
+Populations from two-component 2-D Gaussian mixtures (``data``); Deep Sets that output a Beta
+distribution over the smaller mixture weight (``loss``); the batched EM baseline (``em``); the
+bootstrap KDE metric against EM and the estimator curves of Figure 3a (``metric``); the
+36-configuration sweep (``sweep``) and the peak-performance violins of Figure 3b with a text table
+(``table``). Command line: ``python -m setfuncs.experiments.mixture``.
+"""
+
+from .data import (COMPONENT_STD, SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, TRAIN_SIZES, Mixtures,
+                   mixture_batch, mixture_log_density, population_size_probabilities,
+                   sample_mixtures, sample_particles, sample_population_size, sample_populations,
+                   test_populations, training_sampler)
+from .loss import beta_concentrations, beta_log_likelihood, beta_mean, beta_nll, beta_quantiles
+from .em import EMResult, em_smaller_weight, fit_gmm, initial_parameters
+from .metric import (bootstrap_samples, em_estimates, estimator_curve, kde_log_density,
+                     log_score_ratio, model_estimates, scott_bandwidth)
+from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, Budget, evaluate_metric, make_model, run_one, sweep,
+                    train_model)
+from .table import (by_population_size, format_table, load_results, mixture_table, peak_performance)
+
+__all__ = ["COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRAIN_SIZES", "Mixtures",
+           "mixture_batch", "mixture_log_density", "population_size_probabilities",
+           "sample_mixtures", "sample_particles", "sample_population_size", "sample_populations",
+           "test_populations", "training_sampler", "beta_concentrations", "beta_log_likelihood",
+           "beta_mean", "beta_nll", "beta_quantiles", "EMResult", "em_smaller_weight", "fit_gmm",
+           "initial_parameters", "bootstrap_samples", "em_estimates", "estimator_curve",
+           "kde_log_density", "log_score_ratio", "model_estimates", "scott_bandwidth", "Budget",
+           "QUICK", "MEDIUM", "FULL", "BUDGETS", "evaluate_metric", "make_model", "train_model", "run_one", "sweep",
+           "peak_performance", "mixture_table", "by_population_size", "format_table", "load_results"]

@@ -1,0 +1,360 @@
+r"""Training and evaluation of the mixture-weights experiment (Figure 3 of the paper).
+
+**Configurations.** As in the circle experiment (:mod:`setfuncs.experiments.circle.sweep`): four
+settings (equivariant / final aggregation, each plain or recurrent) times the 3 x 3 combinations
+of ``{mean, max, lse}``, 36 model specs such as ``"r-lse/max"``, each a
+:class:`~setfuncs.model.DeepSet` ``2 -> 2`` whose outputs are a Beta distribution's concentrations.
+
+**Training.** Adam on the Beta negative log-likelihood of the smaller true weight
+(:func:`~setfuncs.experiments.mixture.loss.beta_nll`), fresh populations at every step, the
+population size drawn anew at every step with :math:`P(N = n) \propto n` on ``20..150``
+(:func:`~setfuncs.experiments.mixture.data.training_sampler`).
+
+**Evaluation.** Every run of a sweep uses the same ``budget.test_size`` test populations of 100
+particles (:data:`~setfuncs.experiments.circle.sweep.TEST_SEED`) and the same bootstrap subsamples
+(:data:`BOOTSTRAP_SEED`). At every
+``n`` in ``budget.test_population_sizes`` (which must include 100; sizes above 100 resample
+particles) the run records the metric of :mod:`~setfuncs.experiments.mixture.metric`,
+:math:`\log \hat p_{\text{EM}}(w) - \log \hat p_{\text{model}}(w)`, per test population and its
+mean over them; the per-run scalar of the violins (``metric``) is that mean at ``n = 100``. EM's
+estimates are the same for every run, so each process computes them once per size (cached).
+
+**Budgets.** The paper gives no training length or widths; all runs of one budget share them and
+differ only in their seed. Measured on one core of a 2-core AMD EPYC (one torch thread, while the
+other core ran another job), training plus evaluation per run:
+
+* :data:`QUICK` (300 steps of 32 populations, width 32; test sizes 10 and 100 on 8 populations):
+  about 3 s (``mean/mean``) to 5 s (``r-lse/r-lse``), for tests, CI and live chapters;
+* :data:`MEDIUM` (2,500 steps of 32 populations, width 48; the seven test sizes 5..500 on 16
+  populations): ``mean/mean`` 18 s and ``max/max`` 18 s (16 s of it training); at 2,000 steps
+  ``mean/mean`` took 14 s, ``max/r-lse`` 30 s, ``r-mean/max`` 31 s and ``r-lse/r-lse`` 52 s
+  (46 s training, 6 s evaluation), so at 2,500 steps the four settings average about 18, 36, 38
+  and 64 s and a run about 39 s: five seeds of all 36 configurations (180 runs, ~7,000
+  core-seconds) take about an hour on two cores. The EM reference of the test bootstraps adds
+  about 2.5 s once per worker;
+* :data:`FULL` (20,000 steps of 64 populations, width 128, 64 test populations): paper-like
+  scale, not timed: 8 times MEDIUM's steps at twice the batch and 2.7 times the width, so
+  expect 30 to 60 times its training cost per run.
+
+**Learning at these budgets** (seed 0, probes at MEDIUM's batch and width): models with ``mean``
+in their equivariant layers learn the weight (``mean/mean``, ``r-mean/max``: test mean absolute
+error 0.04 to 0.05, where EM's is 0.09), while ``lse/lse`` (3,000 steps), ``r-lse/r-lse`` and
+``max/r-lse`` (2,000 steps) and ``lse/mean`` (800 steps) stayed at the marginal Beta fit (training
+NLL about -0.65, a nearly constant estimate, so their metric is of order :math:`10^4`, the KDE
+bandwidth floor); ``max/max`` had only begun to learn at 2,500 steps (0.098). Eq. (1) subtracts
+:math:`\alpha(X)` from every particle, and :math:`\operatorname{LSE}` takes :math:`\ln N` and
+most of the mean with it.
+
+**Seeds.** Run ``seed`` initialises the model after ``torch.manual_seed(seed)`` and draws its
+training data from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``
+(:data:`~setfuncs.experiments.circle.sweep.TRAIN_SEED`), as in the circle sweep.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import platform
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+import scipy
+import torch
+from tqdm.auto import tqdm
+
+import setfuncs as sf
+from setfuncs.experiments.circle.sweep import (AGGREGATIONS, SETTINGS, TEST_SEED, TRAIN_SEED,
+                                               _cpu_model, _git_commit, _write_atomically,
+                                               all_configurations, spec_of)
+from setfuncs.train import fit
+
+from . import em as em_module
+from .data import TEST_POPULATION_SIZE, mixture_description, test_populations, training_sampler
+from .loss import beta_mean, beta_nll
+from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_ratio,
+                     model_estimates, scott_bandwidth)
+
+# SETTINGS, AGGREGATIONS, TRAIN_SEED, TEST_SEED, all_configurations and spec_of are the circle
+# sweep's, importable from here too but documented there.
+__all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
+           "make_model", "train_model", "evaluate_metric", "run_one", "sweep", "provenance"]
+
+#: Seed of the bootstrap subsamples of the test populations.
+BOOTSTRAP_SEED = 0
+#: The population size of the violins' per-run metric (the paper's population size).
+METRIC_SIZE = TEST_POPULATION_SIZE
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Training and evaluation sizes of one run.
+
+    Attributes:
+        name: ``"quick"``, ``"medium"``, ``"full"`` or a custom name (tests).
+        steps: Adam steps; batch: populations per step; lr: Adam's learning rate;
+        clip: gradient-norm clipping threshold.
+        hidden: width of every hidden layer; equivariant_layers: layers in ``combine``;
+        recurrent_steps: reads ``T`` of every recurrent aggregation.
+        test_size: test populations (of 100 particles each);
+        test_population_sizes: the bootstrap sizes ``n`` (must include 100, at least 2 for EM);
+        bootstraps: bootstrap subsamples per population and size (the paper: 100).
+    """
+
+    name: str
+    steps: int
+    batch: int
+    lr: float
+    clip: float
+    hidden: int
+    equivariant_layers: int
+    recurrent_steps: int
+    test_size: int = 16
+    test_population_sizes: tuple[int, ...] = (5, 10, 20, 50, 100, 200, 500)
+    bootstraps: int = 100
+
+    def __post_init__(self) -> None:
+        for field in ("steps", "batch", "hidden", "recurrent_steps", "test_size", "bootstraps"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Budget.{field} must be a positive int, got {value!r}")
+        if self.equivariant_layers < 0:
+            raise ValueError(f"Budget.equivariant_layers must be >= 0, got {self.equivariant_layers}")
+        if not (self.lr > 0 and self.clip > 0):
+            raise ValueError(f"Budget.lr and Budget.clip must be positive, got {self.lr}, {self.clip}")
+        sizes = self.test_population_sizes
+        if METRIC_SIZE not in sizes or min(sizes) < 2 or len(set(sizes)) != len(sizes):
+            raise ValueError(f"Budget.test_population_sizes must be distinct sizes >= 2 (EM needs two "
+                             f"particles) that include {METRIC_SIZE}, the violins' size; got {sizes}")
+        if self.bootstraps < 2:
+            raise ValueError(f"Budget.bootstraps must be at least 2 (a KDE needs two estimates), got "
+                             f"{self.bootstraps}")
+
+
+#: A few seconds per run on one core, real training at a small size, for tests, CI and live chapters.
+QUICK = Budget("quick", steps=300, batch=32, lr=3e-3, clip=1.0, hidden=32, equivariant_layers=2,
+               recurrent_steps=3, test_size=8, test_population_sizes=(10, 100))
+#: Five seeds of all 36 configurations in about an hour on two cores (see the module docstring).
+MEDIUM = Budget("medium", steps=2500, batch=32, lr=2e-3, clip=1.0, hidden=48, equivariant_layers=2,
+                recurrent_steps=3, test_size=16)
+#: Paper-like scale (the paper does not state its training length).
+FULL = Budget("full", steps=20_000, batch=64, lr=1e-3, clip=1.0, hidden=128, equivariant_layers=2,
+              recurrent_steps=3, test_size=64)
+BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
+
+
+def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
+    """The Deep Set ``2 -> 2`` (raw Beta concentrations) of one configuration at ``budget``'s size."""
+    return sf.DeepSet(2, 2, spec_of(setting, equivariant, final), hidden=budget.hidden,
+                      equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps)
+
+
+@lru_cache(maxsize=32)
+def _test_samples(test_size: int, n: int, bootstraps: int) -> torch.Tensor:
+    """The bootstrap subsamples ``[P, K, n, 2]`` of the test populations (shared by every run)."""
+    return bootstrap_samples(test_populations(test_size, TEST_POPULATION_SIZE, TEST_SEED).x, n,
+                             bootstraps, BOOTSTRAP_SEED)
+
+
+@lru_cache(maxsize=32)
+def _em_reference(test_size: int, n: int, bootstraps: int) -> np.ndarray:
+    """EM's estimates ``[P, K]`` of :func:`_test_samples` (computed once per process)."""
+    return em_estimates(_test_samples(test_size, n, bootstraps)).numpy()
+
+
+def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
+    """The metric of ``model`` on the test populations at every size of ``budget``.
+
+    Returns ``metric_by_population_size`` (``{"5": mean over populations, ...}``),
+    ``metric_per_population`` (``{"5": [one value per population], ...}``) and ``kde_floor_hits``
+    (how many of the model's KDEs had Scott's bandwidth below
+    :data:`~setfuncs.experiments.mixture.metric.MIN_BANDWIDTH`).
+    """
+    truth = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED).smaller_weight.numpy()
+    by_size, per_population, floor_hits = {}, {}, 0
+    for n in budget.test_population_sizes:
+        ours = model_estimates(model, _test_samples(budget.test_size, n, budget.bootstraps)).numpy()
+        theirs = _em_reference(budget.test_size, n, budget.bootstraps)
+        values = [log_score_ratio(o, t, w) for o, t, w in zip(ours, theirs, truth)]
+        floor_hits += sum(scott_bandwidth(o) < MIN_BANDWIDTH for o in ours)
+        by_size[str(n)] = float(np.mean(values))
+        per_population[str(n)] = [float(v) for v in values]
+    return {"metric_by_population_size": by_size, "metric_per_population": per_population,
+            "kde_floor_hits": int(floor_hits)}
+
+
+def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
+                progress: bool = True) -> tuple[sf.DeepSet, list[float]]:
+    """Train one configuration with one seed: the model (in eval mode) and its Beta NLL at every step.
+
+    The model is initialised after ``torch.manual_seed(seed)``; training populations (a new size
+    ``N`` at every step) come from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``.
+    Raises FloatingPointError if the loss diverges.
+    """
+    torch.manual_seed(seed)
+    model = make_model(setting, equivariant, final, budget)
+    generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
+    losses = fit(model, training_sampler(budget.batch, generator), beta_nll, budget.steps,
+                 lr=budget.lr, clip=budget.clip, progress=progress,
+                 desc=f"{spec_of(setting, equivariant, final)} seed {seed}")
+    return model, losses
+
+
+def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
+            progress: bool = False) -> dict:
+    """Train one configuration with one seed and evaluate it; a JSON-friendly record.
+
+    Keys: ``spec, setting, equivariant, final, seed, train_seconds, eval_seconds,
+    final_train_loss`` (mean Beta NLL of the last 50 steps), ``test_nll`` and ``test_mae`` (Beta
+    NLL and absolute error of the Beta mean on the whole test populations), ``metric`` (mean metric
+    at ``n = 100``, the violins' value), the three keys of :func:`evaluate_metric`, and ``error``
+    (None, or the message of a diverged training, whose metrics are then None).
+    """
+    spec = spec_of(setting, equivariant, final)
+    record: dict = {"spec": spec, "setting": setting, "equivariant": equivariant, "final": final,
+                    "seed": seed}
+    start = time.perf_counter()
+    try:
+        model, losses = train_model(setting, equivariant, final, seed, budget, progress)
+    except FloatingPointError as err:
+        return {**record, "train_seconds": time.perf_counter() - start, "eval_seconds": None,
+                "final_train_loss": None, "test_nll": None, "test_mae": None, "metric": None,
+                "metric_by_population_size": None, "metric_per_population": None,
+                "kde_floor_hits": None, "error": str(err)}
+    record["train_seconds"] = time.perf_counter() - start
+    record["final_train_loss"] = float(np.mean(losses[-50:]))
+    start = time.perf_counter()
+    test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
+    with torch.no_grad():
+        output = model(test.x)
+        record["test_nll"] = float(beta_nll(output, test.smaller_weight[:, None]))
+        record["test_mae"] = float((beta_mean(output).double() - test.smaller_weight).abs().mean())
+    try:
+        evaluation = evaluate_metric(model, budget)
+    except ValueError as err:                       # non-finite estimates of a broken model
+        return {**record, "eval_seconds": time.perf_counter() - start, "metric": None,
+                "metric_by_population_size": None, "metric_per_population": None,
+                "kde_floor_hits": None, "error": str(err)}
+    record["eval_seconds"] = time.perf_counter() - start
+    record["metric"] = evaluation["metric_by_population_size"][str(METRIC_SIZE)]
+    return {**record, **evaluation, "error": None}
+
+
+def provenance(budget: Budget, runs: int, jobs: int, specs: Sequence[str]) -> dict:
+    """Command line, budget, seeds, data, metric, versions and hardware of a sweep (no timings or runs)."""
+    test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
+    return {
+        "experiment": "gmm_mixture_weights",
+        "command": list(sys.argv),
+        "cwd": os.getcwd(),
+        "git_commit": _git_commit(),
+        "budget": budget.name,
+        "budget_parameters": asdict(budget),
+        "runs_per_configuration": runs,
+        "seeds": list(range(runs)),
+        "seed_scheme": f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
+                       f"test populations seed {TEST_SEED}; bootstrap subsamples seed "
+                       f"[{BOOTSTRAP_SEED}, n] (numpy SeedSequence)",
+        "configurations": list(specs),
+        "mixture": mixture_description(),
+        "test_set": {"populations": budget.test_size, "particles": TEST_POPULATION_SIZE,
+                     "seed": TEST_SEED, "smaller_weights": test.smaller_weight.tolist()},
+        "metric": {"definition": "log p_EM_kde(w) - log p_model_kde(w); negative: EM is outperformed",
+                   "point_estimate": "Beta mean a / (a + b)", "kde": "scipy.stats.gaussian_kde, Scott",
+                   "min_bandwidth": MIN_BANDWIDTH, "violin_size": METRIC_SIZE},
+        "em": {"tol": em_module.TOL, "reg_covar": em_module.REG_COVAR, "max_iter": em_module.MAX_ITER,
+               "covariance": "full", "init": "farthest-point 2-means, then one M-step"},
+        "jobs": jobs,
+        "versions": {"setfuncs": sf.__version__, "torch": torch.__version__,
+                     "numpy": np.__version__, "scipy": scipy.__version__, "tqdm": version("tqdm"),
+                     "python": platform.python_version()},
+        "hardware": {"machine": platform.machine(), "processor": platform.processor(),
+                     "cpu_model": _cpu_model(), "cpu_count": os.cpu_count(),
+                     "platform": platform.platform(), "torch_threads_per_run": 1},
+    }
+
+
+def _worker_init() -> None:
+    torch.set_num_threads(1)
+
+
+def _run_task(task: tuple[str, str, str, int, Budget]) -> dict:
+    return run_one(*task)
+
+
+def _results_in_process(tasks: list[tuple[str, str, str, int, Budget]]) -> Iterator[dict]:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for task in tasks:
+            yield _run_task(task)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _results_in_pool(tasks: list[tuple[str, str, str, int, Budget]], jobs: int) -> Iterator[dict]:
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
+        pending: set[Future] = {pool.submit(_run_task, task) for task in tasks}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+
+
+def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike,
+          configurations: Sequence[str] | None = None, progress: bool = True) -> dict:
+    """Train ``runs`` seeds (``0 .. runs-1``) of every configuration and write one JSON file.
+
+    Runs are submitted seed by seed (every configuration with seed 0 first, then seed 1, ...), so
+    an interrupted sweep holds about equally many runs of every configuration.
+
+    Args:
+        runs: runs per configuration (the paper's violins: batches of 5 runs).
+        budget: :data:`QUICK`, :data:`MEDIUM`, :data:`FULL` or a custom :class:`Budget`.
+        jobs: worker processes (spawned, one torch thread each); 1 runs in this process.
+        out_path: the JSON file; rewritten atomically after every finished run with
+            ``"complete": false``, and at the end with ``"complete": true``.
+        configurations: model specs to run (e.g. ``["max/max", "r-lse/r-lse"]``); None: all 36.
+        progress: a tqdm bar over runs.
+
+    Returns the written results: :func:`provenance` plus ``started, finished, wall_seconds,
+    complete`` and ``runs`` (records of :func:`run_one`, in order of completion).
+    """
+    for name, value in (("runs", runs), ("jobs", jobs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if not isinstance(budget, Budget):
+        raise ValueError(f"budget must be a mixture Budget (QUICK, MEDIUM, FULL or your own), got "
+                         f"{type(budget).__name__}")
+    all_configs = {spec_of(*c): c for c in all_configurations()}
+    specs = list(all_configs) if configurations is None else list(configurations)
+    unknown = [s for s in specs if s not in all_configs]
+    if unknown or not specs:
+        raise ValueError(f"unknown or no configurations {unknown}; choose among {list(all_configs)}")
+    tasks = [(*all_configs[s], seed, budget) for seed in range(runs) for s in specs]
+    path = Path(out_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    results = {**provenance(budget, runs, jobs, specs),
+               "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+               "finished": None, "wall_seconds": None, "complete": False, "runs": []}
+    _write_atomically(path, results)
+    stream = _results_in_process(tasks) if jobs == 1 else _results_in_pool(tasks, jobs)
+    with tqdm(total=len(tasks), desc="mixture sweep", unit="run", disable=not progress) as bar:
+        for record in stream:
+            results["runs"].append(record)
+            results["wall_seconds"] = time.perf_counter() - start
+            _write_atomically(path, results)
+            bar.update()
+    results.update(finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                   wall_seconds=time.perf_counter() - start, complete=True)
+    _write_atomically(path, results)
+    return results

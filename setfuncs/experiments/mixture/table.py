@@ -1,0 +1,166 @@
+r"""Figure 3b of the paper from a sweep's results file (:func:`~setfuncs.experiments.mixture.sweep.sweep`).
+
+**Peak performance** (the paper's violins). Group the runs by one aggregation of the model, either
+the aggregation inside the equivariant layers (``by="equivariant"``, the figure's top row) or the
+final one (``by="final"``, bottom row): for each family ``mean, max, lse`` and each kind, plain
+(e.g. ``lse``) or learnable (recurrent, e.g. ``r-lse``), pool the runs of every configuration that
+uses it (over the other aggregation and its kind). From the pooled per-run metrics :math:`m`
+(the mean metric over the test populations at ``n = 100``), draw ``bootstraps`` batches of
+``batch_size = 5`` runs with replacement and record each batch's best (lowest) metric:
+
+.. math:: \text{peak}_b = \min_{j \in \text{batch}_b} m_j, \qquad b = 1, \dots, \text{bootstraps}.
+
+The violins show the distribution of :math:`\text{peak}_b`; negative means EM is outperformed.
+Runs whose training diverged (``metric`` None) are counted but not drawn. Rows are plain dicts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Sequence
+
+import numpy as np
+
+from setfuncs.experiments.circle.sweep import AGGREGATIONS, SETTINGS
+
+__all__ = ["GROUPINGS", "load_results", "paper_findings", "peak_performance", "mixture_table",
+           "by_population_size", "format_table"]
+
+#: How runs can be grouped for the violins, by the equivariant or by the final aggregation.
+GROUPINGS = ("equivariant", "final")
+
+
+def load_results(path: str | os.PathLike) -> dict:
+    """A mixture sweep's results file."""
+    with open(path) as f:
+        results = json.load(f)
+    if not isinstance(results, dict) or "runs" not in results:
+        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
+    if results.get("experiment", "gmm_mixture_weights") != "gmm_mixture_weights":
+        raise ValueError(f"{path} holds results of the {results['experiment']!r} experiment, not of "
+                         "the mixture weights; pass a file written by `python -m "
+                         "setfuncs.experiments.mixture sweep`")
+    return results
+
+
+def paper_findings(path: str | os.PathLike) -> list[str]:
+    """The paper's qualitative findings for Figure 3 from its ``results.json``."""
+    with open(path) as f:
+        return list(json.load(f)["gmm_mixture_weights"]["findings"])
+
+
+def _metric(run: dict, size: int | None) -> float | None:
+    if run.get("error") is not None:
+        return None
+    if size is None:
+        return run["metric"]
+    return (run.get("metric_by_population_size") or {}).get(str(size))
+
+
+def _is_learnable(run: dict, by: str) -> bool:
+    equivariant, final = run["setting"].split("/")
+    return (equivariant if by == "equivariant" else final) == "recurrent"
+
+
+def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5,
+                     bootstraps: int = 1000, seed: int = 0, size: int | None = None) -> list[dict]:
+    """The peak-performance distribution of every aggregation group (one violin each).
+
+    Args:
+        results: a sweep's results (:func:`load_results`).
+        by: ``"equivariant"`` (group by the equivariant layers' aggregation) or ``"final"``.
+        batch_size: runs per bootstrap batch (the paper: 5).
+        bootstraps: bootstrap batches per group.
+        seed: every group draws its batches with ``numpy.random.default_rng(seed)``.
+        size: the population size of the metric; None: the per-run ``metric`` (``n = 100``).
+
+    Returns one dict per group with runs, in the order ``mean, r-mean, max, r-max, lse, r-lse``:
+    ``by, family, learnable, label, runs, diverged, metrics`` (the finished runs' metrics, an
+    array) and ``peaks`` (``[bootstraps]``, the best metric of each batch).
+    """
+    if by not in GROUPINGS:
+        raise ValueError(f"by must be one of {GROUPINGS}, got {by!r}")
+    for name, value in (("batch_size", batch_size), ("bootstraps", bootstraps)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    groups = []
+    for family in AGGREGATIONS:
+        for learnable in (False, True):
+            runs = [r for r in results["runs"] if r[by] == family and _is_learnable(r, by) == learnable]
+            values = [_metric(r, size) for r in runs]
+            metrics = np.array([v for v in values if v is not None], dtype=float)
+            if metrics.size == 0:
+                continue
+            rng = np.random.default_rng(seed)
+            batches = rng.integers(0, metrics.size, size=(bootstraps, batch_size))
+            groups.append({"by": by, "family": family, "learnable": learnable,
+                           "label": f"{'r-' if learnable else ''}{family}", "runs": len(runs),
+                           "diverged": len(runs) - metrics.size, "metrics": metrics,
+                           "peaks": metrics[batches].min(axis=1)})
+    return groups
+
+
+def mixture_table(results: dict, batch_size: int = 5, bootstraps: int = 1000,
+                  seed: int = 0) -> list[dict]:
+    """One row per violin, both groupings (``equivariant`` rows first).
+
+    Keys: ``by, label, runs, diverged, median_peak, q05_peak, q95_peak`` (of the peak
+    distribution), ``peaks_worse_than_em`` (the fraction of peaks above 0), ``median_metric``
+    (over runs), ``best_metric, best_spec, best_seed`` (the best single run).
+    """
+    rows = []
+    for by in GROUPINGS:
+        for group in peak_performance(results, by, batch_size, bootstraps, seed):
+            finished = [r for r in results["runs"]
+                        if r[by] == group["family"] and _is_learnable(r, by) == group["learnable"]
+                        and _metric(r, None) is not None]
+            best = min(finished, key=lambda r: r["metric"])
+            peaks = group["peaks"]
+            rows.append({"by": by, "label": group["label"], "runs": group["runs"],
+                         "diverged": group["diverged"], "median_peak": float(np.median(peaks)),
+                         "q05_peak": float(np.quantile(peaks, 0.05)),
+                         "q95_peak": float(np.quantile(peaks, 0.95)),
+                         "peaks_worse_than_em": float(np.mean(peaks > 0)),
+                         "median_metric": float(np.median(group["metrics"])),
+                         "best_metric": best["metric"], "best_spec": best["spec"],
+                         "best_seed": best["seed"]})
+    return rows
+
+
+def by_population_size(results: dict) -> list[dict]:
+    """For each setting, the metric at every test size: the median over its runs and its best run's.
+
+    Keys: ``setting, sizes`` (ascending), ``median`` (one per size, over finished runs),
+    ``best_spec, best_seed, best`` (the run with the lowest ``metric``, at every size).
+    """
+    rows = []
+    for setting in SETTINGS:
+        runs = [r for r in results["runs"] if r["setting"] == setting and _metric(r, None) is not None]
+        if not runs:
+            continue
+        sizes = sorted(int(n) for n in runs[0]["metric_by_population_size"])
+        best = min(runs, key=lambda r: r["metric"])
+        rows.append({"setting": setting, "sizes": sizes,
+                     "median": [float(np.median([r["metric_by_population_size"][str(n)] for r in runs]))
+                                for n in sizes],
+                     "best_spec": best["spec"], "best_seed": best["seed"],
+                     "best": [best["metric_by_population_size"][str(n)] for n in sizes]})
+    return rows
+
+
+def format_table(rows: Sequence[dict]) -> str:
+    """A fixed-width text rendering of :func:`mixture_table` rows."""
+    columns = [("by", "grouped by", "{:<12}"), ("label", "agg.", "{:<7}"), ("runs", "runs", "{:>5}"),
+               ("median_peak", "median peak", "{:>12.3g}"), ("q05_peak", "5%", "{:>10.3g}"),
+               ("q95_peak", "95%", "{:>10.3g}"), ("peaks_worse_than_em", "peaks>0", "{:>8.0%}"),
+               ("median_metric", "median run", "{:>11.3g}"), ("best_metric", "best run", "{:>10.3g}"),
+               ("best_spec", "  best spec", "  {:<12}")]
+    width = [len(fmt.format(0.0 if fmt[-2] in "gf%" else "")) for _, _, fmt in columns]
+    header = "".join(title.ljust(w) if "<" in fmt else title.rjust(w)
+                     for (_, title, fmt), w in zip(columns, width))
+    lines = [header]
+    for row in rows:
+        lines.append("".join("-".rjust(w) if row[key] is None else fmt.format(row[key])
+                             for (key, _, fmt), w in zip(columns, width)))
+    return "\n".join(lines)
