@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 import torch
 
-from setfuncs.experiments.circle import (QUICK, Budget, by_population_size, circle_batch,
-                                         circle_table, format_table, min_enclosing_circles,
-                                         run_one, sample_populations, sweep)
+from setfuncs.experiments.circle import (BUDGETS, MEDIUM, QUICK, Budget, by_population_size,
+                                         circle_batch, circle_table, format_table, load_results,
+                                         min_enclosing_circles, run_one, sample_populations, sweep,
+                                         train_model)
+from setfuncs.experiments.circle.table import paper_rows
+from setfuncs.experiments.results import RESULTS_DIR, results_file
 from setfuncs.experiments.circle.data import test_set as fixed_test_set
 from setfuncs.experiments.circle.__main__ import main
 
@@ -58,6 +61,23 @@ def test_run_one_on_a_tiny_budget() -> None:
     assert run_one("recurrent/plain", "lse", "max", seed=0, budget=TINY)["mse"] == record["mse"]
 
 
+def test_train_model_is_the_training_of_run_one() -> None:
+    """The chapter's live models and the sweep's runs come from the same seeded training."""
+    model, losses = train_model("plain/recurrent", "mean", "lse", seed=3, budget=TINY, progress=False)
+    assert len(losses) == TINY.steps and not model.training
+    x, y, _ = fixed_test_set(TINY.test_size, 20, 2019)
+    with torch.no_grad():
+        mse = ((model(x)[:, 2] - y[:, 2]) ** 2).mean() + ((model(x)[:, :2] - y[:, :2]) ** 2).sum(1).mean()
+    assert run_one("plain/recurrent", "mean", "lse", seed=3, budget=TINY)["mse"] == pytest.approx(float(mse))
+
+
+def test_budgets_grow_from_quick_to_full() -> None:
+    assert list(BUDGETS) == ["quick", "medium", "full"]
+    assert QUICK.steps < MEDIUM.steps < BUDGETS["full"].steps
+    assert QUICK.hidden < MEDIUM.hidden < BUDGETS["full"].hidden
+    assert min(MEDIUM.test_population_sizes) == 5 and max(MEDIUM.test_population_sizes) == 100
+
+
 def test_run_one_refuses_unknown_configurations() -> None:
     with pytest.raises(ValueError, match="setting"):
         run_one("plain", "max", "max", 0, TINY)
@@ -91,6 +111,7 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path, jobs: int) -> None
     assert set(results["hardware"]) >= {"machine", "processor", "cpu_count", "cpu_model"}
     assert sorted(r["spec"] for r in results["runs"]) == ["max/max", "r-mean/lse"]
     assert not out.with_name("circle.json.tmp").exists()
+    assert results["git_commit"] is None or len(results["git_commit"].removesuffix("-dirty")) == 40
 
 
 def test_sweep_refuses_bad_arguments(tmp_path: Path) -> None:
@@ -154,3 +175,34 @@ def test_command_line(tmp_path: Path, capsys) -> None:
                  ["table", str(tmp_path / "missing.json")]):
         with pytest.raises(SystemExit):
             main(argv)
+
+
+def test_committed_sweep_is_complete_and_has_provenance() -> None:
+    """The results file chapter 8 reads: every configuration with every seed, and how it was made."""
+    results = load_results(results_file("circle-medium.json"))
+    assert results["complete"] is True and results["budget"] == "medium"
+    assert results["budget_parameters"]["steps"] == MEDIUM.steps
+    runs = results["runs"]
+    assert len(runs) == 36 * results["runs_per_configuration"]
+    assert {(r["spec"], r["seed"]) for r in runs} == {
+        (spec, seed) for spec in results["configurations"] for seed in results["seeds"]}
+    assert all(np.isfinite(r["mse"]) for r in runs if r["error"] is None)
+    assert sum(r["error"] is None for r in runs) >= 0.9 * len(runs)   # diverged runs are rare
+    assert results["git_commit"] and results["wall_seconds"] > 0
+    assert "sweep" in results["command"] and "--budget" in results["command"]
+
+
+def test_paper_results_copy_matches_the_papers_table() -> None:
+    """results/paper-results.json carries the paper's Table 1, with best = radius + centre (rounded)."""
+    rows = paper_rows(RESULTS_DIR / "paper-results.json")
+    assert set(rows) == {"plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent"}
+    for row in rows.values():
+        assert row["best_mse"] == pytest.approx(row["radius_mse"] + row["center_mse"], abs=0.015)
+    shared = Path(__file__).resolve().parents[2] / "shared" / "paper" / "results.json"
+    if shared.is_file():  # the copy is verbatim where the original is at hand
+        assert json.loads(shared.read_text()) == json.loads((RESULTS_DIR / "paper-results.json").read_text())
+
+
+def test_missing_results_file_says_how_to_get_it() -> None:
+    with pytest.raises(FileNotFoundError, match="clone"):
+        results_file("no-such-sweep.json")
