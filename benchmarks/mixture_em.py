@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from sklearn.mixture import GaussianMixture
 
-from setfuncs.experiments.circle.sweep import _cpu_model
+from setfuncs.experiments.sweeps import cpu_model
 from setfuncs.experiments.mixture import fit_gmm, initial_parameters, sample_populations
 
 
@@ -72,7 +72,7 @@ def main() -> None:
     default_s, default = sklearn_loop(some.numpy(), None)
     same_s, same = sklearn_loop(some.numpy(), init)
     ours_rate = args.populations / ours_s
-    print(f"{_cpu_model() or platform.machine()}, torch threads {torch.get_num_threads()}; "
+    print(f"{cpu_model() or platform.machine()}, torch threads {torch.get_num_threads()}; "
           f"populations of {args.particles} particles")
     print(f"batched EM (torch, float64)      {ours_rate:10.0f} populations/s  ({args.populations} in {ours_s:.2f} s)")
     for name, seconds in (("scikit-learn, k-means init", default_s), ("scikit-learn, same init", same_s)):

@@ -1,4 +1,4 @@
-"""Tables for the book: rows of plain dicts rendered as HTML (no pandas).
+"""Tables for the book and the command lines: rows of plain dicts rendered as HTML or fixed-width text (no pandas).
 
 >>> html_table([{"name": "max", "mse": 0.0123}], [("name", "aggregation", "{}"), ("mse", "MSE", "{:.3f}")])[:7]
 '<table>'
@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Mapping, Sequence
 
-__all__ = ["html_table"]
+__all__ = ["html_table", "text_table"]
 
 #: A column: (key in the row dicts, header text, format string for the value).
 Column = tuple[str, str, str]
@@ -40,3 +40,23 @@ def html_table(rows: Sequence[Mapping], columns: Sequence[Column], caption: str 
         body.append(f"<tr>{''.join(cells)}</tr>")
     title = f"<caption>{escape(caption)}</caption>" if caption else ""
     return f"<table>{title}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def text_table(rows: Sequence[Mapping], columns: Sequence[Column]) -> str:
+    """A fixed-width text table: a header line, then one line per row.
+
+    Each column's format string fixes its width and alignment (``"{:>9.3f}"``, ``"{:<12}"``);
+    headers are aligned the same way, and a value that is None shows ``-``.
+    """
+    def width(fmt: str) -> int:
+        numeric = fmt.rstrip("}")[-1:] in ("f", "g", "%", "d", "e")
+        return len(fmt.format(0.0 if numeric else ""))
+
+    widths = [width(fmt) for _, _, fmt in columns]
+    header = "".join(title.ljust(w) if "<" in fmt else title.rjust(w)
+                     for (_, title, fmt), w in zip(columns, widths))
+    lines = [header]
+    for row in rows:
+        lines.append("".join("-".rjust(w) if row.get(key) is None else fmt.format(row[key])
+                             for (key, _, fmt), w in zip(columns, widths)))
+    return "\n".join(lines)

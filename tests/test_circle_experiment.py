@@ -12,11 +12,9 @@ import pytest
 import torch
 
 from setfuncs.experiments.circle import (BUDGETS, MEDIUM, QUICK, Budget, by_population_size,
-                                         circle_batch, circle_table, format_table, load_results,
+                                         circle_batch, circle_table, format_table,
                                          min_enclosing_circles, run_one, sample_populations, sweep,
                                          train_model)
-from setfuncs.experiments.circle.table import paper_rows
-from setfuncs.experiments.results import RESULTS_DIR, results_file
 from setfuncs.experiments.circle.data import test_set as fixed_test_set
 from setfuncs.experiments.circle.__main__ import main
 
@@ -175,34 +173,3 @@ def test_command_line(tmp_path: Path, capsys) -> None:
                  ["table", str(tmp_path / "missing.json")]):
         with pytest.raises(SystemExit):
             main(argv)
-
-
-def test_committed_sweep_is_complete_and_has_provenance() -> None:
-    """The results file chapter 8 reads: every configuration with every seed, and how it was made."""
-    results = load_results(results_file("circle-medium.json"))
-    assert results["complete"] is True and results["budget"] == "medium"
-    assert results["budget_parameters"]["steps"] == MEDIUM.steps
-    runs = results["runs"]
-    assert len(runs) == 36 * results["runs_per_configuration"]
-    assert {(r["spec"], r["seed"]) for r in runs} == {
-        (spec, seed) for spec in results["configurations"] for seed in results["seeds"]}
-    assert all(np.isfinite(r["mse"]) for r in runs if r["error"] is None)
-    assert sum(r["error"] is None for r in runs) >= 0.9 * len(runs)   # diverged runs are rare
-    assert results["git_commit"] and results["wall_seconds"] > 0
-    assert "sweep" in results["command"] and "--budget" in results["command"]
-
-
-def test_paper_results_copy_matches_the_papers_table() -> None:
-    """results/paper-results.json carries the paper's Table 1, with best = radius + centre (rounded)."""
-    rows = paper_rows(RESULTS_DIR / "paper-results.json")
-    assert set(rows) == {"plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent"}
-    for row in rows.values():
-        assert row["best_mse"] == pytest.approx(row["radius_mse"] + row["center_mse"], abs=0.015)
-    shared = Path(__file__).resolve().parents[2] / "shared" / "paper" / "results.json"
-    if shared.is_file():  # the copy is verbatim where the original is at hand
-        assert json.loads(shared.read_text()) == json.loads((RESULTS_DIR / "paper-results.json").read_text())
-
-
-def test_missing_results_file_says_how_to_get_it() -> None:
-    with pytest.raises(FileNotFoundError, match="clone"):
-        results_file("no-such-sweep.json")

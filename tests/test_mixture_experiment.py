@@ -9,13 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from setfuncs.experiments.mixture import (MEDIUM, Budget, by_population_size, em_smaller_weight,
-                                          format_table, load_results, mixture_table,
-                                          peak_performance, run_one, sweep)
+from setfuncs.experiments.mixture import (Budget, by_population_size, em_smaller_weight,
+                                          format_table, mixture_table, peak_performance, run_one,
+                                          sweep)
 from setfuncs.experiments.mixture.__main__ import main
 from setfuncs.experiments.mixture.data import test_populations as fixed_test_populations
 from setfuncs.experiments.mixture.sweep import TEST_SEED
-from setfuncs.experiments.results import results_file
 
 TINY = Budget("tiny", steps=20, batch=8, lr=1e-2, clip=1.0, hidden=8, equivariant_layers=1,
               recurrent_steps=2, test_size=4, test_population_sizes=(10, 100), bootstraps=20)
@@ -174,17 +173,3 @@ def test_command_line(tmp_path: Path, capsys) -> None:
                  ["plot", str(path)]):
         with pytest.raises(SystemExit):
             main(argv)
-
-
-def test_committed_sweep_is_complete_and_has_provenance() -> None:
-    """The results file chapter 9 reads: every configuration with every seed, and how it was made."""
-    results = load_results(results_file("mixture-medium.json"))
-    assert results["complete"] is True and results["budget"] == "medium"
-    assert results["budget_parameters"]["steps"] == MEDIUM.steps
-    runs = results["runs"]
-    assert len(runs) == 36 * results["runs_per_configuration"]
-    assert {(r["spec"], r["seed"]) for r in runs} == {
-        (spec, seed) for spec in results["configurations"] for seed in results["seeds"]}
-    assert all(np.isfinite(r["metric"]) for r in runs if r["error"] is None)
-    assert results["git_commit"] and results["wall_seconds"] > 0
-    assert "sweep" in results["command"] and "--budget" in results["command"]

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
 import setfuncs as sf
 from setfuncs.plots import pair_grid
-from setfuncs.tables import html_table
+from setfuncs.tables import html_table, text_table
 from setfuncs.powersums import max_from_power_sums, particles_from_power_sums, power_sums
 
 
@@ -51,3 +50,10 @@ def test_html_table_formats_escapes_and_marks_missing_values() -> None:
 def test_html_table_refuses_malformed_columns() -> None:
     with pytest.raises(ValueError, match="triple"):
         html_table([{"x": 1}], [("x", "x")])
+
+
+def test_text_table_aligns_columns_and_marks_missing_values() -> None:
+    text = text_table([{"name": "max", "x": 0.5}, {"name": "r-lse", "x": None}],
+                      [("name", "agg.", "{:<6}"), ("x", "MSE", "{:>7.3f}")])
+    lines = text.split("\n")
+    assert lines == ["agg.      MSE", "max     0.500", "r-lse       -"]

@@ -12,8 +12,9 @@
 from .batched import min_enclosing_circles, min_enclosing_circles_bruteforce
 from .welzl import Circle, Step, circle_of, min_enclosing_circle, welzl_trace
 from .data import circle_batch, circle_targets, sample_populations, test_set
-from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, SETTINGS, Budget, all_configurations,
-                    circle_errors, make_model, run_one, spec_of, sweep, train_model)
+from ..sweeps import SETTINGS, all_configurations, spec_of
+from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_errors, make_model, run_one, sweep,
+                    train_model)
 from .table import by_population_size, circle_table, format_table, load_results
 
 __all__ = ["min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",

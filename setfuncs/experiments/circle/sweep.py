@@ -36,79 +36,41 @@ every run of a sweep uses the same test sets (:data:`TEST_SEED`), one per popula
 
 from __future__ import annotations
 
-import json
-import multiprocessing
 import os
-import platform
-import subprocess
-import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
-from importlib.metadata import version
-from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
 from torch import Tensor
-from tqdm.auto import tqdm
 
 import setfuncs as sf
 from setfuncs.train import fit
 
+from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, environment,
+                      run_sweep, spec_of)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, test_set
 
-__all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "SETTINGS", "AGGREGATIONS", "TRAIN_SEED",
-           "TEST_SEED", "all_configurations", "spec_of", "make_model", "circle_loss", "circle_errors", "train_model",
-           "run_one",
-           "sweep", "provenance"]
+__all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
+           "circle_errors", "train_model", "run_one", "sweep", "provenance"]
 
-#: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
-SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
-#: The plain aggregations of Section 4 (mean, max, LSE).
-AGGREGATIONS = ("mean", "max", "lse")
-#: Offset of the training-data seed from the run's seed (model init uses the seed itself).
-TRAIN_SEED = 1_000_000
-#: Seed of every test set.
-TEST_SEED = 2019
 
 
 @dataclass(frozen=True)
-class Budget:
-    """Training and evaluation sizes of one run.
+class Budget(TrainingBudget):
+    """Training and evaluation sizes of one run (the fields of
+    :class:`~setfuncs.experiments.sweeps.TrainingBudget`, plus):
 
     Attributes:
-        name: ``"quick"``, ``"full"`` or a custom name (tests).
-        steps: Adam steps; batch: populations per step; lr: Adam's learning rate;
-        clip: gradient-norm clipping threshold.
-        hidden: width of every hidden layer; equivariant_layers: layers in ``combine``;
-        recurrent_steps: reads ``T`` of every recurrent aggregation.
-        test_size: populations per test set; test_population_sizes: the ``N`` of the test sets
-        (must include 20, the training size, which gives the table's MSE).
+        test_population_sizes: the ``N`` of the test sets, ``test_size`` populations each (must
+            include 20, the training size, which gives the table's MSE).
     """
 
-    name: str
-    steps: int
-    batch: int
-    lr: float
-    clip: float
-    hidden: int
-    equivariant_layers: int
-    recurrent_steps: int
-    test_size: int
     test_population_sizes: tuple[int, ...] = (5, 10, 20, 50, 100)
 
     def __post_init__(self) -> None:
-        for field in ("steps", "batch", "hidden", "recurrent_steps", "test_size"):
-            value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"Budget.{field} must be a positive int, got {value!r}")
-        if self.equivariant_layers < 0:
-            raise ValueError(f"Budget.equivariant_layers must be >= 0, got {self.equivariant_layers}")
-        if not (self.lr > 0 and self.clip > 0):
-            raise ValueError(f"Budget.lr and Budget.clip must be positive, got {self.lr}, {self.clip}")
+        super().__post_init__()
         if POPULATION_SIZE not in self.test_population_sizes or min(self.test_population_sizes) < 1:
             raise ValueError(f"Budget.test_population_sizes must be positive and include the training "
                              f"size {POPULATION_SIZE}, got {self.test_population_sizes}")
@@ -126,22 +88,6 @@ MEDIUM = Budget("medium", steps=2000, batch=64, lr=1e-3, clip=1.0, hidden=64, eq
 FULL = Budget("full", steps=20_000, batch=64, lr=1e-3, clip=1.0, hidden=128, equivariant_layers=2,
               recurrent_steps=3, test_size=5000)
 BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
-
-
-def all_configurations() -> list[tuple[str, str, str]]:
-    """The 36 configurations ``(setting, equivariant, final)``, e.g. ``("recurrent/plain", "lse", "max")``."""
-    return [(s, e, f) for s in SETTINGS for e in AGGREGATIONS for f in AGGREGATIONS]
-
-
-def spec_of(setting: str, equivariant: str, final: str) -> str:
-    """The model spec of a configuration: ``spec_of("recurrent/plain", "lse", "max") == "r-lse/max"``."""
-    if setting not in SETTINGS:
-        raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}")
-    for name, agg in (("equivariant", equivariant), ("final", final)):
-        if agg not in AGGREGATIONS:
-            raise ValueError(f"{name} aggregation must be one of {AGGREGATIONS}, got {agg!r}")
-    recurrent_e, recurrent_f = (part == "recurrent" for part in setting.split("/"))
-    return f"{'r-' if recurrent_e else ''}{equivariant}/{'r-' if recurrent_f else ''}{final}"
 
 
 def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
@@ -211,23 +157,11 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
     return {**record, "mse_by_population_size": by_size, "error": None}
 
 
-def _cpu_model() -> str | None:
-    cpuinfo = Path("/proc/cpuinfo")
-    if not cpuinfo.exists():
-        return None
-    for line in cpuinfo.read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return None
-
-
-def provenance(budget: Budget, runs: int, jobs: int, specs: Sequence[str]) -> dict:
-    """Command line, budget, seeds, versions and hardware of a sweep (without timings or runs)."""
+def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
+    """Command line, git commit, budget, seeds, data, versions and hardware of a sweep (no timings or runs)."""
     return {
         "experiment": "minimal_enclosing_circle",
-        "command": list(sys.argv),
-        "cwd": os.getcwd(),
-        "git_commit": _git_commit(),
+        **environment(),
         "budget": budget.name,
         "budget_parameters": asdict(budget),
         "runs_per_configuration": runs,
@@ -236,59 +170,7 @@ def provenance(budget: Budget, runs: int, jobs: int, specs: Sequence[str]) -> di
                        f"test sets seed {TEST_SEED}",
         "configurations": list(specs),
         "mixture": mixture_description(),
-        "jobs": jobs,
-        "versions": {"setfuncs": sf.__version__, "torch": torch.__version__,
-                     "numpy": np.__version__, "tqdm": version("tqdm"),
-                     "python": platform.python_version()},
-        "hardware": {"machine": platform.machine(), "processor": platform.processor(),
-                     "cpu_model": _cpu_model(), "cpu_count": os.cpu_count(),
-                     "platform": platform.platform(), "torch_threads_per_run": 1},
     }
-
-
-def _git_commit() -> str | None:
-    """The checked-out commit of this package's repository, ``-dirty`` if files were changed (None outside git)."""
-    root = Path(__file__).resolve().parents[3]
-    try:
-        done = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=40"], capture_output=True,
-                              text=True, check=False)
-    except FileNotFoundError:  # git is not installed
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def _write_atomically(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
-
-
-def _worker_init() -> None:
-    torch.set_num_threads(1)
-
-
-def _run_task(task: tuple[str, str, str, int, Budget]) -> dict:
-    return run_one(*task)
-
-
-def _results_in_process(tasks: list[tuple[str, str, str, int, Budget]]) -> Iterator[dict]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        for task in tasks:
-            yield _run_task(task)
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _results_in_pool(tasks: list[tuple[str, str, str, int, Budget]], jobs: int) -> Iterator[dict]:
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
-        pending: set[Future] = {pool.submit(_run_task, task) for task in tasks}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
 
 
 def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike,
@@ -310,30 +192,6 @@ def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike,
     Returns the written results: :func:`provenance` plus ``started, finished, wall_seconds,
     complete`` and ``runs`` (records of :func:`run_one`, in order of completion).
     """
-    for name, value in (("runs", runs), ("jobs", jobs)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
-    all_configs = {spec_of(*c): c for c in all_configurations()}
-    specs = list(all_configs) if configurations is None else list(configurations)
-    unknown = [s for s in specs if s not in all_configs]
-    if unknown or not specs:
-        raise ValueError(f"unknown or no configurations {unknown}; choose among {list(all_configs)}")
-    tasks = [(*all_configs[s], seed, budget) for seed in range(runs) for s in specs]
-    path = Path(out_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    results = {**provenance(budget, runs, jobs, specs),
-               "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-               "finished": None, "wall_seconds": None, "complete": False, "runs": []}
-    _write_atomically(path, results)
-    stream = _results_in_process(tasks) if jobs == 1 else _results_in_pool(tasks, jobs)
-    with tqdm(total=len(tasks), desc="circle sweep", unit="run", disable=not progress) as bar:
-        for record in stream:
-            results["runs"].append(record)
-            results["wall_seconds"] = time.perf_counter() - start
-            _write_atomically(path, results)
-            bar.update()
-    results.update(finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                   wall_seconds=time.perf_counter() - start, complete=True)
-    _write_atomically(path, results)
-    return results
+    specs, tasks = configuration_tasks(runs, budget, configurations)
+    return run_sweep(run_one, tasks, jobs, out_path, provenance(budget, runs, specs), progress,
+                     desc="circle sweep")

@@ -22,7 +22,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .sweep import SETTINGS
+from setfuncs.tables import text_table
+
+from ..sweeps import SETTINGS
 
 __all__ = ["PAPER_ROWS", "load_results", "paper_rows", "circle_table", "by_population_size",
            "format_table"]
@@ -66,7 +68,7 @@ def _median_best(mse: np.ndarray, batch_size: int, bootstraps: int, seed: int) -
 
 def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, seed: int = 0,
                  paper: str | os.PathLike | None = None) -> list[dict]:
-    """One row per setting with runs (in :data:`~setfuncs.experiments.circle.sweep.SETTINGS` order).
+    """One row per setting with runs (in :data:`~setfuncs.experiments.sweeps.SETTINGS` order).
 
     Keys: ``setting, runs, diverged, best_mse, radius_mse, center_mse, best_spec, best_seed,
     median_best_mse, best_mse_ratio, median_best_mse_ratio`` (ratios to ``plain/plain``, None if
@@ -131,11 +133,4 @@ def format_table(rows: Sequence[dict]) -> str:
                     ("paper_median_best_mse", "paper median", "{:>13.2f}"),
                     ("paper_best_mse_ratio", "best/pp", "{:>8.2f}"),
                     ("paper_median_best_mse_ratio", "median/pp", "{:>10.2f}")]
-    width = [len(fmt.format(0.0 if "f}" in fmt else "")) for _, _, fmt in columns]
-    header = "".join(title.ljust(w) if "<" in fmt else title.rjust(w)
-                     for (_, title, fmt), w in zip(columns, width))
-    lines = [header]
-    for row in rows:
-        lines.append("".join("-".rjust(w) if row[key] is None else fmt.format(row[key])
-                             for (key, _, fmt), w in zip(columns, width)))
-    return "\n".join(lines)
+    return text_table(rows, columns)

@@ -1,6 +1,6 @@
 r"""Training and evaluation of the mixture-weights experiment (Figure 3 of the paper).
 
-**Configurations.** As in the circle experiment (:mod:`setfuncs.experiments.circle.sweep`): four
+**Configurations.** As in the circle experiment (:mod:`setfuncs.experiments.sweeps`): four
 settings (equivariant / final aggregation, each plain or recurrent) times the 3 x 3 combinations
 of ``{mean, max, lse}``, 36 model specs such as ``"r-lse/max"``, each a
 :class:`~setfuncs.model.DeepSet` ``2 -> 2`` whose outputs are a Beta distribution's concentrations.
@@ -11,7 +11,7 @@ population size drawn anew at every step with :math:`P(N = n) \propto n` on ``20
 (:func:`~setfuncs.experiments.mixture.data.training_sampler`).
 
 **Evaluation.** Every run of a sweep uses the same ``budget.test_size`` test populations of 100
-particles (:data:`~setfuncs.experiments.circle.sweep.TEST_SEED`) and the same bootstrap subsamples
+particles (:data:`~setfuncs.experiments.sweeps.TEST_SEED`) and the same bootstrap subsamples
 (:data:`BOOTSTRAP_SEED`). At every
 ``n`` in ``budget.test_population_sizes`` (which must include 100; sizes above 100 resample
 particles) the run records the metric of :mod:`~setfuncs.experiments.mixture.metric`,
@@ -47,33 +47,24 @@ most of the mean with it.
 
 **Seeds.** Run ``seed`` initialises the model after ``torch.manual_seed(seed)`` and draws its
 training data from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``
-(:data:`~setfuncs.experiments.circle.sweep.TRAIN_SEED`), as in the circle sweep.
+(:data:`~setfuncs.experiments.sweeps.TRAIN_SEED`), as in the circle sweep.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import platform
-import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from functools import lru_cache
-from importlib.metadata import version
-from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 import scipy
 import torch
-from tqdm.auto import tqdm
 
 import setfuncs as sf
-from setfuncs.experiments.circle.sweep import (AGGREGATIONS, SETTINGS, TEST_SEED, TRAIN_SEED,
-                                               _cpu_model, _git_commit, _write_atomically,
-                                               all_configurations, spec_of)
+from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
+                                         environment, run_sweep, spec_of)
 from setfuncs.train import fit
 
 from . import em as em_module
@@ -82,8 +73,6 @@ from .loss import beta_mean, beta_nll
 from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_ratio,
                      model_estimates, scott_bandwidth)
 
-# SETTINGS, AGGREGATIONS, TRAIN_SEED, TEST_SEED, all_configurations and spec_of are the circle
-# sweep's, importable from here too but documented there.
 __all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
            "make_model", "train_model", "evaluate_metric", "run_one", "sweep", "provenance"]
 
@@ -94,48 +83,29 @@ METRIC_SIZE = TEST_POPULATION_SIZE
 
 
 @dataclass(frozen=True)
-class Budget:
-    """Training and evaluation sizes of one run.
+class Budget(TrainingBudget):
+    """Training and evaluation sizes of one run (the fields of
+    :class:`~setfuncs.experiments.sweeps.TrainingBudget`, plus):
 
     Attributes:
-        name: ``"quick"``, ``"medium"``, ``"full"`` or a custom name (tests).
-        steps: Adam steps; batch: populations per step; lr: Adam's learning rate;
-        clip: gradient-norm clipping threshold.
-        hidden: width of every hidden layer; equivariant_layers: layers in ``combine``;
-        recurrent_steps: reads ``T`` of every recurrent aggregation.
-        test_size: test populations (of 100 particles each);
+        test_size: test populations (of 100 particles each; default 16);
         test_population_sizes: the bootstrap sizes ``n`` (must include 100, at least 2 for EM);
         bootstraps: bootstrap subsamples per population and size (the paper: 100).
     """
 
-    name: str
-    steps: int
-    batch: int
-    lr: float
-    clip: float
-    hidden: int
-    equivariant_layers: int
-    recurrent_steps: int
     test_size: int = 16
     test_population_sizes: tuple[int, ...] = (5, 10, 20, 50, 100, 200, 500)
     bootstraps: int = 100
 
     def __post_init__(self) -> None:
-        for field in ("steps", "batch", "hidden", "recurrent_steps", "test_size", "bootstraps"):
-            value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"Budget.{field} must be a positive int, got {value!r}")
-        if self.equivariant_layers < 0:
-            raise ValueError(f"Budget.equivariant_layers must be >= 0, got {self.equivariant_layers}")
-        if not (self.lr > 0 and self.clip > 0):
-            raise ValueError(f"Budget.lr and Budget.clip must be positive, got {self.lr}, {self.clip}")
+        super().__post_init__()
         sizes = self.test_population_sizes
         if METRIC_SIZE not in sizes or min(sizes) < 2 or len(set(sizes)) != len(sizes):
             raise ValueError(f"Budget.test_population_sizes must be distinct sizes >= 2 (EM needs two "
                              f"particles) that include {METRIC_SIZE}, the violins' size; got {sizes}")
-        if self.bootstraps < 2:
-            raise ValueError(f"Budget.bootstraps must be at least 2 (a KDE needs two estimates), got "
-                             f"{self.bootstraps}")
+        if isinstance(self.bootstraps, bool) or not isinstance(self.bootstraps, int) or self.bootstraps < 2:
+            raise ValueError(f"Budget.bootstraps must be at least 2, an int (a KDE needs two "
+                             f"estimates), got {self.bootstraps!r}")
 
 
 #: A few seconds per run on one core, real training at a small size, for tests, CI and live chapters.
@@ -247,14 +217,12 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
     return {**record, **evaluation, "error": None}
 
 
-def provenance(budget: Budget, runs: int, jobs: int, specs: Sequence[str]) -> dict:
+def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     """Command line, budget, seeds, data, metric, versions and hardware of a sweep (no timings or runs)."""
     test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
     return {
         "experiment": "gmm_mixture_weights",
-        "command": list(sys.argv),
-        "cwd": os.getcwd(),
-        "git_commit": _git_commit(),
+        **environment(scipy=scipy.__version__),
         "budget": budget.name,
         "budget_parameters": asdict(budget),
         "runs_per_configuration": runs,
@@ -271,42 +239,7 @@ def provenance(budget: Budget, runs: int, jobs: int, specs: Sequence[str]) -> di
                    "min_bandwidth": MIN_BANDWIDTH, "violin_size": METRIC_SIZE},
         "em": {"tol": em_module.TOL, "reg_covar": em_module.REG_COVAR, "max_iter": em_module.MAX_ITER,
                "covariance": "full", "init": "farthest-point 2-means, then one M-step"},
-        "jobs": jobs,
-        "versions": {"setfuncs": sf.__version__, "torch": torch.__version__,
-                     "numpy": np.__version__, "scipy": scipy.__version__, "tqdm": version("tqdm"),
-                     "python": platform.python_version()},
-        "hardware": {"machine": platform.machine(), "processor": platform.processor(),
-                     "cpu_model": _cpu_model(), "cpu_count": os.cpu_count(),
-                     "platform": platform.platform(), "torch_threads_per_run": 1},
     }
-
-
-def _worker_init() -> None:
-    torch.set_num_threads(1)
-
-
-def _run_task(task: tuple[str, str, str, int, Budget]) -> dict:
-    return run_one(*task)
-
-
-def _results_in_process(tasks: list[tuple[str, str, str, int, Budget]]) -> Iterator[dict]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        for task in tasks:
-            yield _run_task(task)
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _results_in_pool(tasks: list[tuple[str, str, str, int, Budget]], jobs: int) -> Iterator[dict]:
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
-        pending: set[Future] = {pool.submit(_run_task, task) for task in tasks}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
 
 
 def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike,
@@ -328,33 +261,9 @@ def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike,
     Returns the written results: :func:`provenance` plus ``started, finished, wall_seconds,
     complete`` and ``runs`` (records of :func:`run_one`, in order of completion).
     """
-    for name, value in (("runs", runs), ("jobs", jobs)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
     if not isinstance(budget, Budget):
         raise ValueError(f"budget must be a mixture Budget (QUICK, MEDIUM, FULL or your own), got "
                          f"{type(budget).__name__}")
-    all_configs = {spec_of(*c): c for c in all_configurations()}
-    specs = list(all_configs) if configurations is None else list(configurations)
-    unknown = [s for s in specs if s not in all_configs]
-    if unknown or not specs:
-        raise ValueError(f"unknown or no configurations {unknown}; choose among {list(all_configs)}")
-    tasks = [(*all_configs[s], seed, budget) for seed in range(runs) for s in specs]
-    path = Path(out_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    results = {**provenance(budget, runs, jobs, specs),
-               "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-               "finished": None, "wall_seconds": None, "complete": False, "runs": []}
-    _write_atomically(path, results)
-    stream = _results_in_process(tasks) if jobs == 1 else _results_in_pool(tasks, jobs)
-    with tqdm(total=len(tasks), desc="mixture sweep", unit="run", disable=not progress) as bar:
-        for record in stream:
-            results["runs"].append(record)
-            results["wall_seconds"] = time.perf_counter() - start
-            _write_atomically(path, results)
-            bar.update()
-    results.update(finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                   wall_seconds=time.perf_counter() - start, complete=True)
-    _write_atomically(path, results)
-    return results
+    specs, tasks = configuration_tasks(runs, budget, configurations)
+    return run_sweep(run_one, tasks, jobs, out_path, provenance(budget, runs, specs), progress,
+                     desc="mixture sweep")

@@ -22,7 +22,9 @@ from typing import Sequence
 
 import numpy as np
 
-from setfuncs.experiments.circle.sweep import AGGREGATIONS, SETTINGS
+from setfuncs.tables import text_table
+
+from ..sweeps import AGGREGATIONS, SETTINGS
 
 __all__ = ["GROUPINGS", "load_results", "paper_findings", "peak_performance", "mixture_table",
            "by_population_size", "format_table"]
@@ -156,11 +158,4 @@ def format_table(rows: Sequence[dict]) -> str:
                ("q95_peak", "95%", "{:>10.3g}"), ("peaks_worse_than_em", "peaks>0", "{:>8.0%}"),
                ("median_metric", "median run", "{:>11.3g}"), ("best_metric", "best run", "{:>10.3g}"),
                ("best_spec", "  best spec", "  {:<12}")]
-    width = [len(fmt.format(0.0 if fmt[-2] in "gf%" else "")) for _, _, fmt in columns]
-    header = "".join(title.ljust(w) if "<" in fmt else title.rjust(w)
-                     for (_, title, fmt), w in zip(columns, width))
-    lines = [header]
-    for row in rows:
-        lines.append("".join("-".rjust(w) if row[key] is None else fmt.format(row[key])
-                             for (key, _, fmt), w in zip(columns, width)))
-    return "\n".join(lines)
+    return text_table(rows, columns)

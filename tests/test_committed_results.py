@@ -1,0 +1,50 @@
+"""The committed results files the experiment chapters read: complete, with provenance, honest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from setfuncs.experiments import circle, mixture
+from setfuncs.experiments.circle.table import paper_rows
+from setfuncs.experiments.results import RESULTS_DIR, results_file
+
+#: (file, loader, the budget it must have used, the per-run metric)
+SWEEPS = [("circle-medium.json", circle.load_results, circle.MEDIUM, "mse"),
+          ("mixture-medium.json", mixture.load_results, mixture.MEDIUM, "metric")]
+
+
+@pytest.mark.parametrize("name, load, budget, metric", SWEEPS, ids=[s[0] for s in SWEEPS])
+def test_committed_sweep_is_complete_and_has_provenance(name, load, budget, metric) -> None:
+    """Every configuration with every seed, finite metrics, and how the file was made."""
+    results = load(results_file(name))
+    assert results["complete"] is True and results["budget"] == budget.name
+    assert results["budget_parameters"] == json.loads(json.dumps(vars(budget)))
+    runs = results["runs"]
+    assert len(runs) == 36 * results["runs_per_configuration"]
+    assert {(r["spec"], r["seed"]) for r in runs} == {
+        (spec, seed) for spec in results["configurations"] for seed in results["seeds"]}
+    assert all(np.isfinite(r[metric]) for r in runs if r["error"] is None)
+    assert sum(r["error"] is None for r in runs) >= 0.9 * len(runs)   # failed runs are rare
+    assert results["git_commit"] and results["wall_seconds"] > 0
+    assert "sweep" in results["command"] and "--budget" in results["command"]
+    assert set(results["versions"]) >= {"setfuncs", "torch", "numpy", "python"}
+
+
+def test_paper_results_copy_matches_the_papers_table() -> None:
+    """results/paper-results.json carries the paper's Table 1, with best = radius + centre (rounded)."""
+    rows = paper_rows(RESULTS_DIR / "paper-results.json")
+    assert set(rows) == {"plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent"}
+    for row in rows.values():
+        assert row["best_mse"] == pytest.approx(row["radius_mse"] + row["center_mse"], abs=0.015)
+    shared = Path(__file__).resolve().parents[2] / "shared" / "paper" / "results.json"
+    if shared.is_file():  # the copy is verbatim where the original is at hand
+        assert json.loads(shared.read_text()) == json.loads((RESULTS_DIR / "paper-results.json").read_text())
+
+
+def test_missing_results_file_says_how_to_get_it() -> None:
+    with pytest.raises(FileNotFoundError, match="clone"):
+        results_file("no-such-sweep.json")
