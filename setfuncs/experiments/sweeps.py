@@ -3,7 +3,8 @@ is rewritten after every run, and the provenance written beside the runs.
 
 An experiment module supplies ``run_one(setting, equivariant, final, seed, budget) -> dict`` (a
 module-level function, so spawned workers can import it) and its own provenance fields;
-:func:`run_sweep` does the rest.
+:func:`run_sweep` does the rest. A task is any tuple of ``run_one``'s arguments: the circle and
+mixture sweeps pass :func:`configuration_tasks`, the point-cloud sweep ``(spec, seed, budget, data)``.
 """
 
 from __future__ import annotations
@@ -191,13 +192,14 @@ def _results_in_pool(run_one: Callable[..., dict], tasks: list[Task], jobs: int)
                 yield future.result()
 
 
-def run_sweep(run_one: Callable[..., dict], tasks: list[Task], jobs: int, out_path: str | os.PathLike,
+def run_sweep(run_one: Callable[..., dict], tasks: Sequence[tuple], jobs: int, out_path: str | os.PathLike,
               header: dict, progress: bool = True, desc: str = "sweep") -> dict:
     """Run every task and write ``header`` plus the runs to one JSON file.
 
     Args:
         run_one: a module-level function ``run_one(*task) -> dict`` (a JSON-friendly record).
-        tasks: from :func:`configuration_tasks`.
+        tasks: the argument tuples of ``run_one``, e.g. from :func:`configuration_tasks` (picklable
+            when ``jobs > 1``).
         jobs: worker processes (spawned, one torch thread each); 1 runs in this process.
         out_path: the JSON file; rewritten atomically after every finished run with
             ``"complete": false``, and at the end with ``"complete": true``.

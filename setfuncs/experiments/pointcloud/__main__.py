@@ -1,0 +1,93 @@
+"""Command line of the point-cloud experiment (Section 4.3, Table 2 of the paper).
+
+    python -m setfuncs.experiments.pointcloud sweep --budget quick --runs 2 --jobs 2 --data shapes \
+        --out results/pointcloud-quick.json
+    python -m setfuncs.experiments.pointcloud sweep --budget full --runs 1 --data modelnet40 \
+        --root ModelNet40 --out results/pointcloud-full.json
+    python -m setfuncs.experiments.pointcloud table results/pointcloud-quick.json \
+        [--paper results/paper-results.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import setfuncs as sf
+
+from ..cli import add_sweep_command, existing_file
+from .budget import BUDGETS
+from .modelnet import LAYOUT, MODELNET_URL
+from .sweep import DATA_SETS, Data, sweep
+from .table import accuracy_curves, data_label, format_table, load_results, pointcloud_table
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``sweep`` and ``table`` (alias ``summary``) subcommands."""
+    main = argparse.ArgumentParser(
+        prog="python -m setfuncs.experiments.pointcloud",
+        description="Point-cloud classification (Soelch et al. 2019, Section 4.3): train Deep Sets' "
+                    "ModelNet40 classifier with the ten aggregation pairs of Table 2, test it at "
+                    "1000, 100 and 50 particles (and a curve of sizes), then print Table 2.")
+    commands = main.add_subparsers(dest="command", required=True, metavar="{sweep,table,summary}")
+    run = add_sweep_command(
+        commands, "test each at 1000, 100 and 50 particles and on a curve of sizes", sorted(BUDGETS),
+        budget_help="quick: seconds per run (100 particles, width 32); medium: 1,500 steps at width "
+                    "64 on 1,000 particles (three seeds of the ten columns in about an hour on two "
+                    "cores); full: the reference, 153,000 steps at width 256 (days per run on a CPU)",
+        runs_help="runs (seeds) per column", specs=sf.TABLE2_SPECS)
+    run.add_argument("--data", choices=DATA_SETS, default="shapes",
+                     help="shapes: the package's offline 3-D shapes (default); modelnet40: read --root")
+    run.add_argument("--root", type=Path,
+                     help=f"the ModelNet40 folder ({LAYOUT}); download ModelNet40.zip from {MODELNET_URL}")
+    run.add_argument("--cache", type=Path,
+                     help="where ModelNet40's sampled clouds are cached (default: --root)")
+    show = commands.add_parser("table", aliases=["summary"], help="print Table 2 from a results file",
+                               description="Print, per column, the mean and best test accuracy over "
+                                           "seeds at 1000, 100 and 50 particles (and the paper's), "
+                                           "then the mean accuracy at every evaluated size.")
+    show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
+    show.add_argument("--paper", type=existing_file,
+                      help="the paper's results.json, to print its Table 2 beside ours")
+    return main
+
+
+def _data(args: argparse.Namespace, command: argparse.ArgumentParser) -> Data:
+    """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --root."""
+    if args.data == "modelnet40":
+        if args.root is None:
+            command.error(f"--data modelnet40 needs --root, the ModelNet40 folder ({LAYOUT}); download "
+                      f"ModelNet40.zip from the Princeton ModelNet page, {MODELNET_URL}")
+        if not args.root.is_dir():
+            command.error(f"--root {args.root} is not a folder; expected {LAYOUT}")
+        return Data("modelnet40", str(args.root), None if args.cache is None else str(args.cache))
+    if args.root is not None or args.cache is not None:
+        command.error("--root and --cache are for --data modelnet40; the offline shapes are generated")
+    return Data("shapes")
+
+
+def main(argv: list[str] | None = None) -> None:
+    main_parser = parser()
+    args = main_parser.parse_args(argv)
+    if args.command == "sweep":
+        data = _data(args, main_parser)
+        results = sweep(args.runs, BUDGETS[args.budget], args.jobs, args.out, data, args.configurations,
+                        progress=not args.no_progress)
+        print(f"{len(results['runs'])} runs in {results['wall_seconds']:.0f} s -> {args.out}")
+        return
+    results = load_results(args.results)
+    if not results.get("complete"):
+        print(f"note: {args.results} is an incomplete sweep", file=sys.stderr)
+    print(f"ours: test accuracy on {data_label(results)}")
+    if args.paper is not None:
+        print("paper: test accuracy on ModelNet40 (Table 2)")
+    print(format_table(pointcloud_table(results, args.paper)))
+    print("\nmean accuracy by population size n")
+    for curve in accuracy_curves(results):
+        values = "  ".join(f"{n}: {a:.1%}" for n, a in zip(curve["sizes"], curve["mean"]))
+        print(f"{curve['spec']:<13} {values}")
+
+
+if __name__ == "__main__":
+    main()

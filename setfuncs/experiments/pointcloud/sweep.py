@@ -1,0 +1,233 @@
+r"""Runs and sweeps of the point-cloud experiment (Table 2 of the paper).
+
+**Columns.** The ten model specs of Table 2 (:data:`setfuncs.TABLE2_SPECS`), each a
+:class:`~setfuncs.experiments.pointcloud.model.PointCloudClassifier`; all runs of one budget share
+every hyper-parameter, as in the paper, which fixed Deep Sets' and exchanged only the
+aggregations.
+
+**Data.** :class:`Data` names the clouds: ``"shapes"``, the package's offline shapes
+(:mod:`~setfuncs.experiments.pointcloud.shapes`, ``budget.train_per_class`` training and
+``budget.test_size`` test clouds per class), or ``"modelnet40"`` read from ``root``
+(:mod:`~setfuncs.experiments.pointcloud.modelnet`, both splits whole). Both are sampled with
+:data:`DATA_SEED`: training clouds with ``budget.points`` particles, test clouds with
+:func:`~setfuncs.experiments.pointcloud.budget.points_per_test_cloud` particles (2,000 for MEDIUM
+and FULL). Each process loads them once (cached).
+
+**A run** trains at ``budget.points`` particles (:mod:`~setfuncs.experiments.pointcloud.train`)
+and records the test accuracy at every size of
+:func:`~setfuncs.experiments.pointcloud.budget.evaluation_sizes`
+(:mod:`~setfuncs.experiments.pointcloud.evaluate`) and its training throughput in clouds per
+second.
+
+**Seeds.** Run ``seed`` initialises the model (and its dropout) after ``torch.manual_seed(seed)``
+and shuffles and augments its batches with ``numpy.random.default_rng(TRAIN_SEED + seed)``; the
+data (:data:`DATA_SEED`) and the test subsets (:data:`~setfuncs.experiments.sweeps.TEST_SEED`)
+are the same for every run.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from importlib.metadata import version
+from typing import NamedTuple, Sequence
+
+import numpy as np
+import torch
+
+import setfuncs as sf
+from setfuncs.model import parse_spec
+
+from ..sweeps import TEST_SEED, TRAIN_SEED, environment, positive_int, run_sweep
+from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
+from .evaluate import accuracy_by_population_size
+from .model import PointCloudClassifier
+from .modelnet import MODELNET_URL, load_modelnet40
+from .preprocess import CLIP, ROTATION_RANGE, SCALE_RANGE
+from .shapes import shapes_description, synthetic_shapes
+from .train import milestones, train_classifier
+
+__all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "Data", "PointClouds", "load_data", "make_model",
+           "train_model", "run_one", "table2_tasks", "provenance", "sweep"]
+
+#: The data sets a sweep can use.
+DATA_SETS = ("shapes", "modelnet40")
+#: Seed of the sampled clouds (meshes and particles) of both data sets.
+DATA_SEED = 0
+#: The ``experiment`` field of a results file.
+EXPERIMENT = "point_cloud_classification"
+
+
+@dataclass(frozen=True)
+class Data:
+    """The clouds of a sweep: ``name`` in :data:`DATA_SETS`; for ModelNet40 its folder ``root``
+    and where its sampled clouds are cached (``cache_dir``, default ``root``)."""
+
+    name: str = "shapes"
+    root: str | None = None
+    cache_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in DATA_SETS:
+            raise ValueError(f"data must be one of {DATA_SETS}, got {self.name!r}")
+        if self.name == "modelnet40" and self.root is None:
+            raise ValueError(f"the modelnet40 data needs root, the folder of ModelNet40.zip from "
+                             f"{MODELNET_URL} unpacked (<root>/<class>/{{train,test}}/*.off)")
+        if self.name == "shapes" and (self.root is not None or self.cache_dir is not None):
+            raise ValueError("the offline shapes are generated, not read: leave root and cache_dir unset")
+
+
+class PointClouds(NamedTuple):
+    """Training and test clouds ``[M, N, 3]`` float32 with labels ``[M]`` int64, and the class names."""
+
+    train_x: np.ndarray
+    train_y: np.ndarray
+    test_x: np.ndarray
+    test_y: np.ndarray
+    class_names: list[str]
+
+
+@lru_cache(maxsize=4)
+def load_data(data: Data, budget: Budget) -> PointClouds:
+    """The training clouds at ``budget.points`` and the test clouds at ``points_per_test_cloud(budget)``
+    particles (a progress bar while ModelNet40's meshes are first sampled)."""
+    if data.name == "shapes":
+        train_x, train_y, names = synthetic_shapes(budget.train_per_class, "train", budget.points, DATA_SEED)
+        test_x, test_y, _ = synthetic_shapes(budget.test_size, "test", points_per_test_cloud(budget), DATA_SEED)
+        return PointClouds(train_x, train_y, test_x, test_y, names)
+    train_x, train_y, names = load_modelnet40(data.root, "train", budget.points, DATA_SEED, data.cache_dir)
+    test_x, test_y, test_names = load_modelnet40(data.root, "test", points_per_test_cloud(budget), DATA_SEED,
+                                                 data.cache_dir)
+    if test_names != names:
+        raise ValueError(f"the train and test splits of {data.root} have different classes: "
+                         f"{sorted(set(names) ^ set(test_names))}; every class needs both folders")
+    return PointClouds(train_x, train_y, test_x, test_y, names)
+
+
+def make_model(spec: str, classes: int, budget: Budget) -> PointCloudClassifier:
+    """The classifier of one Table 2 column at ``budget``'s width, depth and dropout."""
+    return PointCloudClassifier(classes, spec, hidden=budget.hidden, equivariant_layers=budget.equivariant_layers,
+                                dropout=budget.dropout, steps=budget.recurrent_steps)
+
+
+def train_model(spec: str, seed: int, budget: Budget, clouds: PointClouds,
+                progress: bool = True) -> tuple[PointCloudClassifier, list[float]]:
+    """Train one column with one seed: the model (in eval mode) and its loss at every step."""
+    torch.manual_seed(seed)
+    model = make_model(spec, len(clouds.class_names), budget)
+    losses = train_classifier(model, clouds.train_x, clouds.train_y, budget, TRAIN_SEED + seed, progress,
+                              desc=f"{spec} seed {seed}")
+    return model, losses
+
+
+def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False) -> dict:
+    """Train one column with one seed and evaluate it; a JSON-friendly record.
+
+    Keys: ``spec, equivariant, final, seed, data, parameters`` (trainable), ``train_seconds,
+    clouds_per_second`` (training throughput), ``epochs``, ``final_train_loss`` (mean of the
+    last 50 steps), ``eval_seconds``, ``accuracy`` (at 1,000 particles),
+    ``accuracy_by_population_size`` (``{"10": ..., "1000": ...}``, fractions in [0, 1]) and
+    ``error`` (None, or the message of a diverged training, whose accuracies are then None).
+    """
+    equivariant, final = parse_spec(spec)
+    clouds = load_data(data, budget)
+    record: dict = {"spec": spec, "equivariant": equivariant, "final": final, "seed": seed, "data": data.name}
+    start = time.perf_counter()
+    try:
+        model, losses = train_model(spec, seed, budget, clouds, progress)
+    except FloatingPointError as err:
+        return {**record, "parameters": None, "train_seconds": time.perf_counter() - start,
+                "clouds_per_second": None, "epochs": None, "final_train_loss": None, "eval_seconds": None,
+                "accuracy": None, "accuracy_by_population_size": None, "error": str(err)}
+    train_seconds = time.perf_counter() - start
+    record.update(parameters=sum(p.numel() for p in model.parameters() if p.requires_grad),
+                  train_seconds=train_seconds,
+                  clouds_per_second=budget.steps * budget.batch / train_seconds,
+                  epochs=budget.steps * budget.batch / len(clouds.train_x),
+                  final_train_loss=float(np.mean(losses[-50:])))
+    start = time.perf_counter()
+    by_size = accuracy_by_population_size(model, clouds.test_x, clouds.test_y, evaluation_sizes(budget))
+    return {**record, "eval_seconds": time.perf_counter() - start, "accuracy": by_size[str(TABLE_SIZES[0])],
+            "accuracy_by_population_size": by_size, "error": None}
+
+
+def table2_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None
+                 ) -> tuple[list[str], list[tuple]]:
+    """The columns to run and their tasks ``(spec, seed, budget, data)``, seed by seed (every
+    column with seed 0 first, ...), so an interrupted sweep holds about equally many runs of each."""
+    positive_int("runs", runs)
+    columns = list(sf.TABLE2_SPECS if specs is None else specs)
+    unknown = [s for s in columns if s not in sf.TABLE2_SPECS]
+    if unknown or not columns:
+        raise ValueError(f"unknown or no columns {unknown}; choose among Table 2's {list(sf.TABLE2_SPECS)}")
+    return columns, [(spec, seed, budget, data) for seed in range(runs) for spec in columns]
+
+
+def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
+    """Command line, budget, data, model, optimiser, evaluation, seeds, versions and hardware of a sweep."""
+    clouds = load_data(data, budget)
+    description = ({"name": "shapes", **shapes_description()} if data.name == "shapes" else
+                   {"name": "modelnet40", "root": str(data.root), "source": MODELNET_URL,
+                    "sampling": "uniform on the surface, area-weighted (trimesh.sample.sample_surface)",
+                    "seeds": f"mesh i of a split (sorted files) numpy default_rng([{DATA_SEED}, i])"})
+    return {
+        "experiment": EXPERIMENT,
+        **environment(trimesh=version("trimesh")),
+        "budget": budget.name,
+        "budget_parameters": asdict(budget),
+        "runs_per_configuration": runs,
+        "seeds": list(range(runs)),
+        "seed_scheme": f"model init and dropout torch.manual_seed(seed); batch order and augmentation "
+                       f"numpy default_rng({TRAIN_SEED} + seed); data seed {DATA_SEED}; test subsets "
+                       f"numpy default_rng([{TEST_SEED}, n])",
+        "configurations": list(specs),
+        "data": {**description, "classes": len(clouds.class_names), "class_names": clouds.class_names,
+                 "train_clouds": len(clouds.train_x), "test_clouds": len(clouds.test_x),
+                 "train_points": budget.points, "test_points": points_per_test_cloud(budget)},
+        "preprocessing": {"standardize": f"per cloud (x - mean) / std over all coordinates, after clipping "
+                                         f"to +-{CLIP:g} x mean |x|",
+                          "augmentation": f"training only: rotation about z by U(-{ROTATION_RANGE:.4f}, "
+                                          f"{ROTATION_RANGE:.4f}) rad, then per-axis scale "
+                                          f"U[{SCALE_RANGE[0]}, {SCALE_RANGE[1]})"},
+        "model": {"layer": "equivariant, eq. (1): tanh((X - 1 alpha(X)) Gamma + b) (the reference's "
+                           "PermEqui1_max)", "hidden": budget.hidden,
+                  "equivariant_layers": budget.equivariant_layers, "activation": "tanh",
+                  "classifier": f"dropout {budget.dropout}, linear {budget.hidden}, tanh, dropout "
+                                f"{budget.dropout}, linear to classes",
+                  "recurrent_steps": budget.recurrent_steps},
+        "optimizer": {"name": "Adam", "lr": budget.lr, "weight_decay": budget.weight_decay, "eps": budget.eps,
+                      "lr_milestones": milestones(budget.steps, budget.decay_at), "lr_decay": budget.decay,
+                      "clip_grad_norm": budget.clip, "batch": budget.batch, "steps": budget.steps,
+                      "loss": "cross-entropy"},
+        "evaluation": {"table_sizes": list(TABLE_SIZES), "sizes": list(evaluation_sizes(budget)),
+                       "subsets": "uniform without replacement from the test clouds' test_points particles"},
+    }
+
+
+def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike, data: Data = Data(),
+          configurations: Sequence[str] | None = None, progress: bool = True) -> dict:
+    """Train ``runs`` seeds (``0 .. runs-1``) of every Table 2 column and write one JSON file.
+
+    Args:
+        runs: runs per column.
+        budget: :data:`~setfuncs.experiments.pointcloud.budget.QUICK`, ``MEDIUM``, ``FULL`` or a
+            custom :class:`~setfuncs.experiments.pointcloud.budget.Budget`.
+        jobs: worker processes (spawned, one torch thread each); 1 runs in this process.
+        out_path: the JSON file; rewritten atomically after every finished run with
+            ``"complete": false``, and at the end with ``"complete": true``.
+        data: the clouds (:class:`Data`; default the offline shapes).
+        configurations: Table 2 specs to run (e.g. ``["max/max", "max/r-lse"]``); None: all ten.
+        progress: a tqdm bar over runs.
+
+    Returns the written results: :func:`provenance` plus ``started, finished, wall_seconds,
+    complete`` and ``runs`` (records of :func:`run_one`, in order of completion).
+    """
+    if not isinstance(budget, Budget):
+        raise ValueError(f"budget must be a point-cloud Budget (QUICK, MEDIUM, FULL or your own), got "
+                         f"{type(budget).__name__}")
+    specs, tasks = table2_tasks(runs, budget, data, configurations)
+    positive_int("jobs", jobs)
+    return run_sweep(run_one, tasks, jobs, out_path, provenance(budget, runs, specs, data), progress,
+                     desc="point-cloud sweep")

@@ -1,0 +1,108 @@
+r"""Table 2 of the paper from a sweep's results file (:func:`~setfuncs.experiments.pointcloud.sweep.sweep`).
+
+For every column (model spec) and every row (population size :math:`n \in \{1000, 100, 50\}`):
+the **mean** test accuracy over the column's finished runs (seeds) and the **best** run's
+accuracy (the largest over seeds, at each size separately), next to the paper's number. Our
+accuracies come from the data set named in the results file (the offline shapes or ModelNet40);
+the paper's are ModelNet40's, so only the pattern across columns and rows compares across data
+sets. Runs whose training diverged (``error`` set) are counted but have no accuracy. Rows are
+plain dicts; accuracies are fractions in [0, 1] and printed as percentages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Sequence
+
+import numpy as np
+
+import setfuncs as sf
+from setfuncs.tables import text_table
+
+from .budget import TABLE_SIZES
+from .sweep import EXPERIMENT
+
+__all__ = ["load_results", "paper_rows", "pointcloud_table", "accuracy_curves", "data_label",
+           "format_table"]
+
+
+def load_results(path: str | os.PathLike) -> dict:
+    """A point-cloud sweep's results file; ValueError if it is none."""
+    with open(path) as f:
+        results = json.load(f)
+    if not isinstance(results, dict) or "runs" not in results:
+        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
+    if results.get("experiment") != EXPERIMENT:
+        raise ValueError(f"{path} holds results of the {results.get('experiment')!r} experiment, not "
+                         f"{EXPERIMENT!r}; pass a file written by `python -m "
+                         f"setfuncs.experiments.pointcloud sweep`")
+    return results
+
+
+def paper_rows(path: str | os.PathLike) -> dict[str, dict[int, float]]:
+    """The paper's Table 2 from its ``results.json``: ``{spec: {1000: accuracy, 100: ..., 50: ...}}``
+    with accuracies as fractions and specs in our spelling (``"max/r-LSE"`` -> ``"max/r-lse"``)."""
+    with open(path) as f:
+        table = json.load(f)["modelnet40"]
+    specs = [column.lower() for column in table["columns"]]
+    return {spec: {int(n): table["rows"][n][j] / 100 for n in table["rows"]} for j, spec in enumerate(specs)}
+
+
+def _accuracy(run: dict, n: int) -> float | None:
+    if run.get("error") is not None:
+        return None
+    return (run.get("accuracy_by_population_size") or {}).get(str(n))
+
+
+def pointcloud_table(results: dict, paper: str | os.PathLike | None = None) -> list[dict]:
+    """One row per Table 2 column that has runs, in the paper's order.
+
+    Keys: ``spec, runs, diverged``, and for every ``n`` in (1000, 100, 50): ``mean_<n>`` (over
+    finished runs), ``best_<n>`` (their largest) and, with ``paper`` (its ``results.json``),
+    ``paper_<n>``.
+    """
+    theirs = paper_rows(paper) if paper is not None else {}
+    known = [s for s in sf.TABLE2_SPECS if any(r["spec"] == s for r in results["runs"])]
+    rows = []
+    for spec in known + sorted({r["spec"] for r in results["runs"]} - set(known)):
+        runs = [r for r in results["runs"] if r["spec"] == spec]
+        row: dict = {"spec": spec, "runs": len(runs), "diverged": sum(r.get("error") is not None for r in runs)}
+        for n in TABLE_SIZES:
+            values = [v for v in (_accuracy(r, n) for r in runs) if v is not None]
+            row[f"mean_{n}"] = float(np.mean(values)) if values else None
+            row[f"best_{n}"] = float(np.max(values)) if values else None
+            row[f"paper_{n}"] = theirs.get(spec, {}).get(n)
+        rows.append(row)
+    return rows
+
+
+def accuracy_curves(results: dict) -> list[dict]:
+    """For every column: ``spec, sizes`` (ascending) and ``mean`` accuracy over finished runs at each size."""
+    curves = []
+    for row in pointcloud_table(results):
+        runs = [r for r in results["runs"] if r["spec"] == row["spec"] and r.get("error") is None]
+        if not runs:
+            continue
+        sizes = sorted(int(n) for n in runs[0]["accuracy_by_population_size"])
+        curves.append({"spec": row["spec"], "sizes": sizes,
+                       "mean": [float(np.mean([_accuracy(r, n) for r in runs])) for n in sizes]})
+    return curves
+
+
+def data_label(results: dict) -> str:
+    """Which clouds a results file's accuracies come from, e.g. ``"offline shapes (12 classes, ...)"``."""
+    data = results.get("data", {})
+    name = {"shapes": "the offline shapes", "modelnet40": "ModelNet40"}.get(data.get("name"), "unknown data")
+    seeds = results.get("runs_per_configuration")
+    return (f"{name} ({data.get('classes')} classes, {data.get('train_clouds')} training and "
+            f"{data.get('test_clouds')} test clouds), budget {results.get('budget')}, "
+            f"{seeds} seed{'' if seeds == 1 else 's'} per column")
+
+
+def format_table(rows: Sequence[dict]) -> str:
+    """A fixed-width text rendering of :func:`pointcloud_table` rows, accuracies in percent."""
+    columns = [("spec", "column", "{:<13}"), ("runs", "runs", "{:>5}")]
+    for kind, title in (("mean", "mean"), ("best", "best"), ("paper", "paper")):
+        columns += [(f"{kind}_{n}", f"{title} {n}", "{:>11.1%}") for n in TABLE_SIZES]
+    return text_table(rows, columns)
