@@ -24,8 +24,8 @@ def parser() -> argparse.ArgumentParser:
                     "score them against EM, then print the peak-performance table of Figure 3b.")
     commands = main.add_subparsers(dest="command", required=True, metavar="{sweep,table,summary}")
     add_sweep_command(commands, "score each against EM on fixed test populations", sorted(BUDGETS),
-                      budget_help="quick: a few seconds per run; medium: 2,500 steps at width 48 (five "
-                                  "seeds of all 36 in about an hour on two cores); full: 20,000 steps at "
+                      budget_help="quick: 1,000 steps at width 32; medium: 2,500 steps at width 48 (four "
+                                  "seeds of all 36 took 55 min on two cores); full: 20,000 steps at "
                                   "width 128",
                       runs_help="runs (seeds) per configuration; the violins bootstrap batches of 5")
     show = commands.add_parser("table", aliases=["summary"],
