@@ -9,6 +9,10 @@ export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
 NOTEBOOKS := $(wildcard book/*.ipynb)
+# Two kernels that start at the same moment can pick the same random port (jupyter_client /
+# nbmake issue #129: "Kernel died before replying to kernel_info"). Only that start-up failure is
+# retried; a notebook that fails while running fails the build.
+KERNEL_START_RERUN := --reruns 2 --only-rerun "Kernel died before replying to kernel_info"
 # Build-only, git-ignored folders: the JavaScript the book serves itself, and the copies of the
 # chapters that nbmake executes (not under _build: nbmake skips any path with a _build part).
 STATIC := _build/static
@@ -63,7 +67,7 @@ notebooks: setup
 	rm -rf $(EXECUTED)
 	mkdir -p $(EXECUTED)
 	cp $(NOTEBOOKS) $(EXECUTED)/
-	$(PY) -m pytest -n 2 --nbmake --overwrite $(EXECUTED)/*.ipynb
+	$(PY) -m pytest -n 2 --nbmake --overwrite $(EXECUTED)/*.ipynb $(KERNEL_START_RERUN)
 
 browser: setup
 	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest tests/test_browser.py
