@@ -30,8 +30,8 @@ targets at ``N = 100``).
 
 **Seeds.** Run ``seed`` of a configuration initialises the model after ``torch.manual_seed(seed)``
 and draws its training populations from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``;
-every run of a sweep uses the same test sets (:data:`~setfuncs.experiments.sweeps.TEST_SEED`), one per population size in
-``budget.test_population_sizes`` (the models are trained at 20 only).
+every run of a sweep uses the same test sets (:data:`~setfuncs.experiments.sweeps.TEST_SEED`),
+one per population size in ``budget.test_population_sizes`` (the models are trained at 20 only).
 """
 
 from __future__ import annotations
