@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .sweeps import all_configurations, spec_of
 
-__all__ = ["SPECS", "positive_int", "existing_file", "add_sweep_command"]
+__all__ = ["SPECS", "positive_int", "existing_file", "add_sweep_command", "report_sweep", "load_checked"]
 
 #: The 36 model specs a sweep can run.
 SPECS = [spec_of(*c) for c in all_configurations()]
@@ -58,3 +59,16 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                      help=f"only these model specs, e.g. max/max r-lse/r-lse (default: all {len(specs)})")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     return run
+
+
+def report_sweep(results: dict, out: Path) -> None:
+    """Print what a finished sweep wrote: ``144 runs in 3298 s -> results/x.json``."""
+    print(f"{len(results['runs'])} runs in {results['wall_seconds']:.0f} s -> {out}")
+
+
+def load_checked(load: Callable[[Path], dict], path: Path) -> dict:
+    """``load(path)``, with a note on stderr when the sweep that wrote it did not finish."""
+    results = load(path)
+    if not results.get("complete"):
+        print(f"note: {path} is an incomplete sweep", file=sys.stderr)
+    return results

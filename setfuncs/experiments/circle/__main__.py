@@ -7,9 +7,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..cli import add_sweep_command, existing_file, positive_int
+from ..cli import add_sweep_command, existing_file, load_checked, positive_int, report_sweep
 from .sweep import BUDGETS, sweep
 from .table import circle_table, format_table, load_results
 
@@ -45,13 +44,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "sweep":
         results = sweep(args.runs, BUDGETS[args.budget], args.jobs, args.out, args.configurations,
                         progress=not args.no_progress)
-        print(f"{len(results['runs'])} runs in {results['wall_seconds']:.0f} s -> {args.out}")
+        report_sweep(results, args.out)
     else:
-        results = load_results(args.results)
-        rows = circle_table(results, args.batch_size, args.bootstraps, paper=args.paper)
-        if not results.get("complete"):
-            print(f"note: {args.results} is an incomplete sweep", file=sys.stderr)
-        print(format_table(rows))
+        results = load_checked(load_results, args.results)
+        print(format_table(circle_table(results, args.batch_size, args.bootstraps, paper=args.paper)))
 
 
 if __name__ == "__main__":

@@ -7,9 +7,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..cli import add_sweep_command, existing_file, positive_int
+from ..cli import add_sweep_command, existing_file, load_checked, positive_int, report_sweep
 from .sweep import BUDGETS, sweep
 from .table import by_population_size, format_table, load_results, mixture_table, paper_findings
 
@@ -49,11 +48,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "sweep":
         results = sweep(args.runs, BUDGETS[args.budget], args.jobs, args.out, args.configurations,
                         progress=not args.no_progress)
-        print(f"{len(results['runs'])} runs in {results['wall_seconds']:.0f} s -> {args.out}")
+        report_sweep(results, args.out)
         return
-    results = load_results(args.results)
-    if not results.get("complete"):
-        print(f"note: {args.results} is an incomplete sweep", file=sys.stderr)
+    results = load_checked(load_results, args.results)
     print("metric = log p_EM(w) - log p_model(w) at n = 100 (negative: EM is outperformed)")
     print(format_table(mixture_table(results, args.batch_size, args.bootstraps)))
     print("\nmedian metric over runs by population size n")

@@ -11,12 +11,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import setfuncs as sf
 
-from ..cli import add_sweep_command, existing_file
+from ..cli import add_sweep_command, existing_file, load_checked, report_sweep
 from .budget import BUDGETS
 from .modelnet import LAYOUT, MODELNET_URL
 from .sweep import DATA_SETS, Data, sweep
@@ -74,11 +73,9 @@ def main(argv: list[str] | None = None) -> None:
         data = _data(args, main_parser)
         results = sweep(args.runs, BUDGETS[args.budget], args.jobs, args.out, data, args.configurations,
                         progress=not args.no_progress)
-        print(f"{len(results['runs'])} runs in {results['wall_seconds']:.0f} s -> {args.out}")
+        report_sweep(results, args.out)
         return
-    results = load_results(args.results)
-    if not results.get("complete"):
-        print(f"note: {args.results} is an incomplete sweep", file=sys.stderr)
+    results = load_checked(load_results, args.results)
     print(f"ours: test accuracy on {data_label(results)}")
     if args.paper is not None:
         print("paper: test accuracy on ModelNet40 (Table 2)")
