@@ -35,7 +35,9 @@ ALLOWED_ERRORS: list[tuple[re.Pattern[str], str]] = [
     # Chromium asks every site for /favicon.ico by itself; the book has no favicon.
     (re.compile(r"/favicon\.ico$"), "the browser's own favicon request"),
 ]
-SLIDER_PAGE = "book/04_logsumexp.html"
+#: Pages whose slider the test moves: the logsumexp figure and the step-through of Welzl's
+#: algorithm (each page has one slider).
+SLIDER_PAGES = ["book/04_logsumexp.html", "book/08_circle.html"]
 
 if not (HTML / "index.html").exists():
     if os.environ.get("CI") or os.environ.get("BOOK_BROWSER_TEST_REQUIRED"):
@@ -119,8 +121,9 @@ def visible_frame(page: Page) -> tuple[str, bytes]:
     return images.first.get_attribute("src"), images.first.screenshot()
 
 
-def test_slider_switches_figures_without_a_kernel(browser: Browser, base_url: str) -> None:
-    page, log = open_page(browser, base_url + SLIDER_PAGE)
+@pytest.mark.parametrize("path", SLIDER_PAGES)
+def test_slider_switches_figures_without_a_kernel(browser: Browser, base_url: str, path: str) -> None:
+    page, log = open_page(browser, base_url + path)
     handle = page.locator(".widget-slider .noUi-handle").first
     handle.wait_for(state="visible")
     before = visible_frame(page)
