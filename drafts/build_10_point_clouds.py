@@ -55,6 +55,7 @@ from setfuncs.experiments.pointcloud.shapes import PROPORTION_RANGE, SIZE_RANGE
 from setfuncs.experiments.pointcloud.table import data_label
 from setfuncs.experiments.sweeps import TEST_SEED
 from setfuncs.experiments.results import results_file
+from setfuncs.model import parameter_count
 from setfuncs.tables import html_table
 from setfuncs.widgets import slider_figure
 
@@ -254,8 +255,8 @@ count_rows = []
 for spec in sf.TABLE2_SPECS:
     equivariant, final = sf.parse_spec(spec)
     count_rows.append({"spec": spec, "learnable_final": "yes" if final != "max" else "no",
-                       "medium": sum(p.numel() for p in pc.make_model(spec, 12, pc.MEDIUM).parameters()),
-                       "full": sum(p.numel() for p in pc.make_model(spec, 40, pc.FULL).parameters())})
+                       "medium": parameter_count(pc.make_model(spec, 12, pc.MEDIUM)),
+                       "full": parameter_count(pc.make_model(spec, 40, pc.FULL))})
 display(HTML(html_table(count_rows, [
     ("spec", "column (equivariant / final)", "{}"), ("learnable_final", "learnable final aggregation", "{}"),
     ("medium", "parameters, medium (width 64, 12 classes)", "{:,}"),

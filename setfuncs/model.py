@@ -19,7 +19,7 @@ from .plain import zero_padding
 from .population import check_population
 from .registry import aggregation
 
-__all__ = ["DeepSet", "parse_spec", "mlp"]
+__all__ = ["DeepSet", "parse_spec", "mlp", "parameter_count"]
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -100,3 +100,8 @@ class DeepSet(nn.Module):
         for layer in self.combine:
             m = layer(m, mask)
         return self.process(self.aggregate(m, mask))
+
+
+def parameter_count(module: nn.Module) -> int:
+    """The number of trainable parameters (entries of every tensor with ``requires_grad``)."""
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)

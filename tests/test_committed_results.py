@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -43,6 +44,14 @@ def test_paper_results_copy_matches_the_papers_table() -> None:
     shared = Path(__file__).resolve().parents[2] / "shared" / "paper" / "results.json"
     if shared.is_file():  # the copy is verbatim where the original is at hand
         assert json.loads(shared.read_text()) == json.loads((RESULTS_DIR / "paper-results.json").read_text())
+
+
+def test_paper_results_copy_has_its_provenance() -> None:
+    """The copy of the paper's numbers says where it came from, by which command, and is unchanged since."""
+    record = json.loads((RESULTS_DIR / "paper-results.provenance.json").read_text())
+    assert record["file"] == "results/paper-results.json" and record["command"].startswith("cp ")
+    digest = hashlib.sha256((RESULTS_DIR / "paper-results.json").read_bytes()).hexdigest()
+    assert digest == record["sha256"]
 
 
 def test_missing_results_file_says_how_to_get_it() -> None:

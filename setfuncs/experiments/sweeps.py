@@ -26,10 +26,14 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import torch
+from torch import Tensor
 from tqdm.auto import tqdm
 
+from setfuncs.model import DeepSet
+from setfuncs.train import Batch, fit
+
 __all__ = ["SETTINGS", "AGGREGATIONS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget", "all_configurations", "spec_of",
-           "positive_int", "configuration_tasks", "git_commit", "cpu_model", "environment",
+           "make_deep_set", "train_configuration", "positive_int", "configuration_tasks", "git_commit", "cpu_model", "environment",
            "write_atomically", "run_sweep"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
@@ -92,6 +96,32 @@ def spec_of(setting: str, equivariant: str, final: str) -> str:
             raise ValueError(f"{name} aggregation must be one of {AGGREGATIONS}, got {agg!r}")
     recurrent_e, recurrent_f = (part == "recurrent" for part in setting.split("/"))
     return f"{'r-' if recurrent_e else ''}{equivariant}/{'r-' if recurrent_f else ''}{final}"
+
+
+def make_deep_set(setting: str, equivariant: str, final: str, budget: TrainingBudget,
+                  out_features: int) -> DeepSet:
+    """The Deep Set ``2 -> out_features`` of one configuration at ``budget``'s width, depth and reads."""
+    return DeepSet(2, out_features, spec_of(setting, equivariant, final), hidden=budget.hidden,
+                   equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps)
+
+
+def train_configuration(setting: str, equivariant: str, final: str, seed: int, budget: TrainingBudget,
+                        out_features: int, sampler: Callable[[torch.Generator], Callable[[], Batch]],
+                        loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True
+                        ) -> tuple[DeepSet, list[float]]:
+    """Train one configuration with one seed: the model (in eval mode) and its loss at every step.
+
+    The model (:func:`make_deep_set`) is initialised after ``torch.manual_seed(seed)``; the
+    training batches come from ``sampler(generator)`` with
+    ``generator = torch.Generator().manual_seed(TRAIN_SEED + seed)``, fresh at every Adam step.
+    Raises FloatingPointError if the loss diverges.
+    """
+    torch.manual_seed(seed)
+    model = make_deep_set(setting, equivariant, final, budget, out_features)
+    generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
+    losses = fit(model, sampler(generator), loss, budget.steps, lr=budget.lr, clip=budget.clip,
+                 progress=progress, desc=f"{spec_of(setting, equivariant, final)} seed {seed}")
+    return model, losses
 
 
 def positive_int(name: str, value: object) -> int:

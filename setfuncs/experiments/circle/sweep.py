@@ -39,17 +39,16 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
 from torch import Tensor
 
 import setfuncs as sf
-from setfuncs.train import fit
 
 from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, environment,
-                      run_sweep, spec_of)
+                      make_deep_set, run_sweep, spec_of, train_configuration)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, test_set
 
 __all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
@@ -92,8 +91,7 @@ BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
 
 def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
     """The Deep Set ``2 -> 3`` of one configuration at ``budget``'s width and depth."""
-    return sf.DeepSet(2, 3, spec_of(setting, equivariant, final), hidden=budget.hidden,
-                      equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps)
+    return make_deep_set(setting, equivariant, final, budget, 3)
 
 
 def circle_loss(prediction: Tensor, y: Tensor) -> Tensor:
@@ -110,19 +108,13 @@ def circle_errors(prediction: Tensor, y: Tensor) -> dict[str, float]:
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
                 progress: bool = True) -> tuple[sf.DeepSet, list[float]]:
-    """Train one configuration with one seed: the model (in eval mode) and its loss at every step.
+    """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
+    on fresh circle populations): the model (in eval mode) and its loss at every step."""
+    def sampler(generator: torch.Generator) -> Callable[[], tuple[Tensor, Tensor, None]]:
+        return lambda: circle_batch(budget.batch, POPULATION_SIZE, generator)
 
-    The model is initialised after ``torch.manual_seed(seed)``; the training populations come
-    from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``, fresh at every Adam step.
-    Raises FloatingPointError if the loss diverges.
-    """
-    torch.manual_seed(seed)
-    model = make_model(setting, equivariant, final, budget)
-    generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
-    losses = fit(model, lambda: circle_batch(budget.batch, POPULATION_SIZE, generator),
-                 circle_loss, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
-                 desc=f"{spec_of(setting, equivariant, final)} seed {seed}")
-    return model, losses
+    return train_configuration(setting, equivariant, final, seed, budget, 3, sampler, circle_loss,
+                               progress)
 
 
 def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,

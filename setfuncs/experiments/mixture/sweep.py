@@ -69,8 +69,8 @@ import torch
 
 import setfuncs as sf
 from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
-                                         environment, run_sweep, spec_of)
-from setfuncs.train import fit
+                                         environment, make_deep_set, run_sweep, spec_of,
+                                         train_configuration)
 
 from . import em as em_module
 from .data import TEST_POPULATION_SIZE, mixture_description, test_populations, training_sampler
@@ -127,8 +127,7 @@ BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
 
 def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
     """The Deep Set ``2 -> 2`` (raw Beta concentrations) of one configuration at ``budget``'s size."""
-    return sf.DeepSet(2, 2, spec_of(setting, equivariant, final), hidden=budget.hidden,
-                      equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps)
+    return make_deep_set(setting, equivariant, final, budget, 2)
 
 
 @lru_cache(maxsize=32)
@@ -167,19 +166,12 @@ def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
                 progress: bool = True) -> tuple[sf.DeepSet, list[float]]:
-    """Train one configuration with one seed: the model (in eval mode) and its Beta NLL at every step.
-
-    The model is initialised after ``torch.manual_seed(seed)``; training populations (a new size
-    ``N`` at every step) come from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``.
-    Raises FloatingPointError if the loss diverges.
-    """
-    torch.manual_seed(seed)
-    model = make_model(setting, equivariant, final, budget)
-    generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
-    losses = fit(model, training_sampler(budget.batch, generator), beta_nll, budget.steps,
-                 lr=budget.lr, clip=budget.clip, progress=progress,
-                 desc=f"{spec_of(setting, equivariant, final)} seed {seed}")
-    return model, losses
+    """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
+    on fresh populations, a new size ``N`` at every step): the model (in eval mode) and its Beta NLL
+    at every step."""
+    return train_configuration(setting, equivariant, final, seed, budget, 2,
+                               lambda generator: training_sampler(budget.batch, generator), beta_nll,
+                               progress)
 
 
 def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,

@@ -38,7 +38,7 @@ import numpy as np
 import torch
 
 import setfuncs as sf
-from setfuncs.model import parse_spec
+from setfuncs.model import parameter_count, parse_spec
 
 from ..sweeps import TEST_SEED, TRAIN_SEED, environment, positive_int, run_sweep
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
@@ -142,7 +142,7 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
                 "clouds_per_second": None, "epochs": None, "final_train_loss": None, "eval_seconds": None,
                 "accuracy": None, "accuracy_by_population_size": None, "error": str(err)}
     train_seconds = time.perf_counter() - start
-    record.update(parameters=sum(p.numel() for p in model.parameters() if p.requires_grad),
+    record.update(parameters=parameter_count(model),
                   train_seconds=train_seconds,
                   clouds_per_second=budget.steps * budget.batch / train_seconds,
                   epochs=budget.steps * budget.batch / len(clouds.train_x),
@@ -228,6 +228,5 @@ def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike, dat
         raise ValueError(f"budget must be a point-cloud Budget (QUICK, MEDIUM, FULL or your own), got "
                          f"{type(budget).__name__}")
     specs, tasks = table2_tasks(runs, budget, data, configurations)
-    positive_int("jobs", jobs)
     return run_sweep(run_one, tasks, jobs, out_path, provenance(budget, runs, specs, data), progress,
                      desc="point-cloud sweep")
