@@ -1,0 +1,31 @@
+"""The spatial-attention experiment (Section 4.4, Figure 4 of the paper).
+
+Multi-digit canvases (``canvas``) and particle populations sampled from them (``particles``);
+the spatial transformer (``transformer``); the image and set-based localisers (``localisers``);
+Attend-Infer-Repeat and its ELBO (``air``); training (``train``), evaluation at several population
+sizes (``evaluate``), the budgets (``budget``), the sweep (``sweep``), the table and the paper's
+findings (``table``) and Figure 4 (``plots``). Command line: ``python -m setfuncs.experiments.attention``.
+"""
+
+from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR, Inference, gaussian_kl
+from .budget import BUDGETS, FULL, MEDIUM, POPULATION_SIZES, QUICK, Budget
+from .canvas import (CANVAS_SIZE, DIGIT_SIZES, MAX_DIGITS, MNIST_URL, Canvases, boxes_to_where, digit_pools,
+                     load_mnist_idx, make_canvases, resize_digits, sklearn_digits)
+from .evaluate import box_iou, evaluate_at, evaluate_model
+from .localisers import IMAGE, ImageLocaliser, SetLocaliser, localiser_parameters, make_localiser
+from .particles import pixel_probabilities, sample_particles
+from .plots import box_samples, plot_boxes, plot_elbo_curves
+from .sweep import DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, load_data, run_one, sweep, train_model
+from .table import attention_table, elbo_curves, findings, format_findings, format_table, load_results
+from .train import make_air, train_air
+from .transformer import glimpse, inverse_theta, place, where_to_boxes, where_to_theta
+
+__all__ = ["AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_PRIOR", "Inference", "gaussian_kl", "BUDGETS", "FULL",
+           "MEDIUM", "POPULATION_SIZES", "QUICK", "Budget", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
+           "Canvases", "boxes_to_where", "digit_pools", "load_mnist_idx", "make_canvases", "resize_digits",
+           "sklearn_digits", "box_iou", "evaluate_at", "evaluate_model", "IMAGE", "ImageLocaliser", "SetLocaliser",
+           "localiser_parameters", "make_localiser", "pixel_probabilities", "sample_particles", "box_samples",
+           "plot_boxes", "plot_elbo_curves", "DATA_SETS", "SET_SPECS", "SPECS", "Data", "attention_tasks",
+           "load_data", "run_one", "sweep", "train_model", "attention_table", "elbo_curves", "findings",
+           "format_findings", "format_table", "load_results", "make_air", "train_air", "glimpse", "inverse_theta",
+           "place", "where_to_boxes", "where_to_theta"]

@@ -1,0 +1,106 @@
+r"""The sizes of one spatial-attention run: :data:`QUICK`, :data:`MEDIUM` and :data:`FULL`.
+
+QUICK and MEDIUM share the model and its optimiser: 32 x 32 canvases with digits of 10 to 14
+pixels (:mod:`~setfuncs.experiments.attention.canvas`), three AIR steps, batches of 32 canvases,
+200 training particles, 12 x 12 glimpses, 8-dimensional :math:`z^\text{what}`, width 64 for the
+localisers' LSTM and the what-VAE, width 32 for the set localiser's Deep Set (no equivariant
+layers, see :class:`~setfuncs.experiments.attention.localisers.SetLocaliser`), two reads of
+recurrent aggregations with readout ``"last"``, Adam at :math:`3 \cdot 10^{-3}` with the
+gradient norm of the per-pixel loss clipped at 10. So a training step costs the same in both.
+Measured on one core of the 2-core AMD EPYC (one torch thread at ``nice 15`` while another
+sweep kept both cores busy, so an idle core is faster), seconds per step: ``image`` 0.0125 (the
+8,000-step run below: 0.0137), ``mean`` 0.031, ``max`` 0.031, ``sum`` 0.034, ``q-sum`` 0.039,
+``lse`` 0.040, ``r-lse`` 0.041, ``r-sum`` 0.043: 0.27 s for one step of each of the eight
+configurations. Evaluation (four population sizes) takes about 1 s per run on 200 test canvases.
+
+**QUICK** (1,500 steps, 2,000 training and 200 test canvases): tests, CI and the live section.
+Measured on the same loaded machine, seed 0: the ``mean`` localiser trained in 44 s (0.030 s per
+step) and raised the test ELBO from 77 nats (untrained) to 231.5 at 200 particles, with 92 % of
+the counts right and box IoU 0.56 (at 5 / 20 / 1,000 particles: 210.2 / 225.7 / 232.4 nats);
+the image localiser trained in 25 s: 79 -> 232.1 nats, 91 %, IoU 0.68. The other set localisers
+at 200 particles: ``max`` 235.2 (92 %), ``sum`` 231.5 (88 %; 141.8 at 5 particles), ``lse``
+227.6 (89 %), ``q-sum`` 224.7 (61 %), ``r-sum`` 236.5 (92 %, 237.5 at 1,000), ``r-lse`` 218.1
+(68 %); 39 to 57 s each.
+
+**MEDIUM** (7,000 steps, 10,000 training and 500 test canvases): the sweep, the eight
+configurations of :data:`~setfuncs.experiments.attention.sweep.SPECS` with two seeds on two
+cores: 2 x 7,000 x 0.27 s / 2 jobs, about 32 minutes of training at the loaded speeds above
+(less on idle cores) plus about 1 minute of evaluation; the longest run (``r-sum``) takes about
+5 minutes. Probes at this length (seed 0): ``mean`` for 7,000 steps on 10,000 canvases reached
+243.9 nats at 200 particles (92 %, IoU 0.62) on 500 test canvases; ``r-lse`` for 5,000 steps on
+QUICK's canvases 230.7 (91 %; 176.2 / 202.3 / 234.9 at 5 / 20 / 1,000 particles); the image
+localiser for 8,000 steps on QUICK's canvases 232.5 (89 %, IoU 0.70) with a training ELBO of
+253, so MEDIUM draws more training canvases.
+
+**FULL** is a paper-like scale, not run here: 200,000 steps at batch 64, width 256 (Deep Set 64,
+two reads), 20 x 20 glimpses, 50-dimensional :math:`z^\text{what}`, 60,000 training canvases
+(use ``--data mnist`` for MNIST's digits) -- days per run on a CPU core, meant for a GPU. The
+canvases stay 32 x 32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..sweeps import TrainingBudget
+
+__all__ = ["POPULATION_SIZES", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS"]
+
+#: The test population sizes of Figure 4 (the set localisers are trained at ``Budget.particles``).
+POPULATION_SIZES = (5, 20, 200, 1000)
+
+
+@dataclass(frozen=True)
+class Budget(TrainingBudget):
+    """Training and evaluation sizes of one run (the fields of
+    :class:`~setfuncs.experiments.sweeps.TrainingBudget`: ``hidden`` is the LSTM state and the
+    what-VAE's width, ``equivariant_layers`` the set localiser's, ``test_size`` the test canvases;
+    plus):
+
+    Attributes:
+        particles: training population size (the paper: 200).
+        train_canvases: training canvases (batches are drawn from them with replacement).
+        set_hidden: width of the set localiser's Deep Set.
+        glimpse_size: side of a glimpse in pixels; what_features: dimensions of ``z_what``.
+        eval_sizes: test population sizes.
+        eval_batch: canvases per evaluation batch.
+        readout: of the recurrent aggregations, ``"last"`` or the paper's ``"backward"`` (see
+            :class:`~setfuncs.experiments.attention.localisers.SetLocaliser`).
+    """
+
+    particles: int = 200
+    train_canvases: int = 2000
+    set_hidden: int = 32
+    glimpse_size: int = 12
+    what_features: int = 8
+    eval_sizes: tuple[int, ...] = POPULATION_SIZES
+    eval_batch: int = 100
+    readout: str = "last"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for field in ("particles", "train_canvases", "set_hidden", "what_features", "eval_batch"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Budget.{field} must be a positive int, got {value!r}")
+        if isinstance(self.glimpse_size, bool) or not isinstance(self.glimpse_size, int) or self.glimpse_size < 2:
+            raise ValueError(f"Budget.glimpse_size must be an int >= 2 (pixels), got {self.glimpse_size!r}")
+        if self.readout not in ("last", "backward"):
+            raise ValueError(f"Budget.readout must be 'last' or 'backward', got {self.readout!r}")
+        sizes = self.eval_sizes
+        if (not sizes or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes)
+                or len(set(sizes)) != len(sizes)):
+            raise ValueError(f"Budget.eval_sizes must be distinct positive ints, e.g. (5, 20, 200, 1000), got {sizes}")
+
+
+#: Under a minute per run on one core: tests, CI and the live section (see the module docstring).
+QUICK = Budget("quick", steps=1500, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
+               recurrent_steps=2, test_size=200, particles=200, train_canvases=2000)
+#: The sweep: see the module docstring.
+MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
+                recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000)
+#: A paper-like scale (AIR trains for hundreds of thousands of steps).
+FULL = Budget("full", steps=200_000, batch=64, lr=1e-4, clip=10.0, hidden=256, equivariant_layers=0,
+              recurrent_steps=2, test_size=2000, particles=200, train_canvases=60_000, set_hidden=64,
+              what_features=50, glimpse_size=20)
+BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}

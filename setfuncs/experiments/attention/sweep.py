@@ -1,0 +1,188 @@
+r"""Runs and sweeps of the spatial-attention experiment (Figure 4 of the paper).
+
+**Configurations.** :data:`SPECS`: ``"image"``, the original AIR localiser (the baseline), and the
+set-based localiser with the plain aggregations ``mean``, ``max``, ``sum``, ``lse`` and the
+learnable ``q-sum``, ``r-sum``, ``r-lse``. All share every other part and hyper-parameter of a
+budget (:mod:`~setfuncs.experiments.attention.budget`).
+
+**Data.** :class:`Data` names the digits: ``"digits"`` (scikit-learn's, offline) or ``"mnist"``
+(an IDX image file at ``path``). The digits are split into training and test pools
+(:func:`~setfuncs.experiments.attention.canvas.digit_pools`); ``budget.train_canvases`` training
+canvases are drawn from the first with seed :data:`DATA_SEED`, ``budget.test_size`` test
+canvases from the second with seed :data:`DATA_SEED` + 1.
+
+**A run** trains with set populations of ``budget.particles`` particles
+(:mod:`~setfuncs.experiments.attention.train`) and records the test ELBO, count accuracy and box
+IoU at every population size of ``budget.eval_sizes``
+(:mod:`~setfuncs.experiments.attention.evaluate`; once for the image localiser), the parameter
+counts of the whole model and of its localiser, and its timings.
+
+**Seeds.** Run ``seed`` initialises the model and the latents' noise after
+``torch.manual_seed(seed)`` and draws its batches and particles from
+``torch.Generator().manual_seed(TRAIN_SEED + seed)``; evaluation at size ``n`` uses
+``TEST_SEED + n`` for particles and latents, the same for every run.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from importlib.metadata import version
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from setfuncs.model import parameter_count
+
+from ..sweeps import TEST_SEED, TRAIN_SEED, environment, positive_int, run_sweep
+from .air import LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
+from .budget import Budget
+from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_mnist_idx, make_canvases
+from .evaluate import evaluate_model
+from .localisers import IMAGE
+from .train import make_air, train_air
+
+__all__ = ["SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "Data", "load_data", "train_model",
+           "run_one", "attention_tasks", "provenance", "sweep"]
+
+#: The set localisers' aggregations: plain, then learnable.
+SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
+#: Every configuration of a sweep: the image baseline and the set localisers.
+SPECS = (IMAGE,) + SET_SPECS
+#: The digit sources a sweep can use.
+DATA_SETS = ("digits", "mnist")
+#: Seed of the training canvases (the test canvases use DATA_SEED + 1).
+DATA_SEED = 0
+#: The ``experiment`` field of a results file.
+EXPERIMENT = "spatial_attention"
+
+
+@dataclass(frozen=True)
+class Data:
+    """The digits of a sweep: ``"digits"`` (scikit-learn's) or ``"mnist"`` read from the IDX image file ``path``."""
+
+    name: str = "digits"
+    path: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in DATA_SETS:
+            raise ValueError(f"data must be one of {DATA_SETS}, got {self.name!r}")
+        if self.name == "mnist" and self.path is None:
+            raise ValueError(f"the mnist data needs path, an IDX image file from {MNIST_URL}")
+        if self.name == "digits" and self.path is not None:
+            raise ValueError("scikit-learn's digits ship with scikit-learn: leave path unset")
+
+
+@lru_cache(maxsize=4)
+def load_data(data: Data, budget: Budget) -> tuple[Canvases, Canvases]:
+    """Training and test canvases of ``budget``'s sizes from ``data``'s digit pools."""
+    digits = None if data.name == "digits" else load_mnist_idx(data.path)
+    train_digits, test_digits = digit_pools(digits)
+    return (make_canvases(budget.train_canvases, DATA_SEED, train_digits),
+            make_canvases(budget.test_size, DATA_SEED + 1, test_digits))
+
+
+def train_model(spec: str, seed: int, budget: Budget, canvases: Canvases, progress: bool = False):
+    """Train one configuration with one seed: the model (in eval mode) and its loss at every step."""
+    torch.manual_seed(seed)
+    model = make_air(spec, budget, canvases.images.shape[-1])
+    losses = train_air(model, canvases.images, budget, TRAIN_SEED + seed, progress, desc=f"{spec} seed {seed}")
+    return model, losses
+
+
+def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False) -> dict:
+    """Train one configuration with one seed and evaluate it; a JSON-friendly record.
+
+    Keys: ``spec, localiser`` (``"image"`` or ``"set"``), ``seed, data, parameters`` (whole model),
+    ``localiser_parameters``, ``train_seconds, seconds_per_step``, ``initial_train_loss`` (mean of
+    the first 20 steps) and ``final_train_loss`` (of the last 50; negative ELBO per pixel),
+    ``eval_seconds``, ``evaluation`` (``{"5": {"elbo", "count_accuracy", "box_iou"}, ...}``, or
+    ``{"image": {...}}``), ``elbo``, ``count_accuracy``, ``box_iou`` (at the training size, or the
+    image localiser's) and ``error`` (None, or the message of a diverged training).
+    """
+    if spec not in SPECS:
+        raise ValueError(f"unknown configuration {spec!r}; choose among {list(SPECS)}")
+    train, test = load_data(data, budget)
+    record: dict = {"spec": spec, "localiser": "image" if spec == IMAGE else "set", "seed": seed, "data": data.name}
+    start = time.perf_counter()
+    try:
+        model, losses = train_model(spec, seed, budget, train, progress)
+    except FloatingPointError as err:
+        return {**record, "parameters": None, "localiser_parameters": None,
+                "train_seconds": time.perf_counter() - start, "seconds_per_step": None, "initial_train_loss": None,
+                "final_train_loss": None, "eval_seconds": None, "evaluation": None, "elbo": None,
+                "count_accuracy": None, "box_iou": None, "error": str(err)}
+    train_seconds = time.perf_counter() - start
+    record.update(parameters=parameter_count(model), localiser_parameters=parameter_count(model.localiser),
+                  train_seconds=train_seconds, seconds_per_step=train_seconds / budget.steps,
+                  initial_train_loss=float(np.mean(losses[:20])), final_train_loss=float(np.mean(losses[-50:])))
+    start = time.perf_counter()
+    evaluation = evaluate_model(model, test, budget.eval_sizes, TEST_SEED, budget.eval_batch)
+    main = evaluation["image" if spec == IMAGE else str(budget.particles)] if (
+        spec == IMAGE or str(budget.particles) in evaluation) else None
+    return {**record, "eval_seconds": time.perf_counter() - start, "evaluation": evaluation,
+            "elbo": None if main is None else main["elbo"],
+            "count_accuracy": None if main is None else main["count_accuracy"],
+            "box_iou": None if main is None else main["box_iou"], "error": None}
+
+
+def attention_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None
+                    ) -> tuple[list[str], list[tuple]]:
+    """The configurations and their tasks ``(spec, seed, budget, data)``, seed by seed."""
+    positive_int("runs", runs)
+    columns = list(SPECS if specs is None else specs)
+    unknown = [s for s in columns if s not in SPECS]
+    if unknown or not columns:
+        raise ValueError(f"unknown or no configurations {unknown}; choose among {list(SPECS)}")
+    return columns, [(spec, seed, budget, data) for seed in range(runs) for spec in columns]
+
+
+def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
+    """Command line, budget, data, model, objective, optimiser, evaluation, seeds, versions and hardware."""
+    train, test = load_data(data, budget)
+    return {
+        "experiment": EXPERIMENT,
+        **environment(**{"scikit-learn": version("scikit-learn")}),
+        "budget": budget.name,
+        "budget_parameters": asdict(budget),
+        "runs_per_configuration": runs,
+        "seeds": list(range(runs)),
+        "seed_scheme": f"model init and latent noise torch.manual_seed(seed); batches and particles "
+                       f"torch.Generator().manual_seed({TRAIN_SEED} + seed); training canvases seed {DATA_SEED}, "
+                       f"test canvases seed {DATA_SEED + 1}; evaluation at size n seed {TEST_SEED} + n",
+        "configurations": list(specs),
+        "data": {**canvas_description("sklearn" if data.name == "digits" else "mnist"),
+                 "path": data.path, "train_canvases": len(train.images), "test_canvases": len(test.images),
+                 "test_counts": np.bincount(test.counts, minlength=3).tolist(),
+                 "digit_pools": "the last quarter of the digits are the test pool"},
+        "particles": {"training": budget.particles, "evaluation": list(budget.eval_sizes),
+                      "sampling": "pixel proportional to intensity, uniform inside it; empty canvas: uniform"},
+        "model": {"name": "Attend-Infer-Repeat", "max_steps": 3, "glimpse_size": budget.glimpse_size,
+                  "what_features": budget.what_features, "hidden": budget.hidden, "set_hidden": budget.set_hidden,
+                  "set_equivariant_layers": budget.equivariant_layers, "recurrent_steps": budget.recurrent_steps,
+                  "recurrent_readout": budget.readout, "set_embedding": "coordinates, 32 fixed random Fourier "
+                  "features (sin, cos), the LSTM state, coordinates in the earlier glimpses' frames",
+                  "likelihood": f"Gaussian, std {LIKELIHOOD_STD}", "presence_prior": PRESENCE_PRIOR,
+                  "where_prior": {"mean": list(WHERE_PRIOR[0]), "std": list(WHERE_PRIOR[1])},
+                  "presence_estimator": "exact enumeration of the presence chain (K + 1 counts)"},
+        "optimizer": {"name": "Adam", "lr": budget.lr, "clip_grad_norm": budget.clip, "batch": budget.batch,
+                      "steps": budget.steps, "loss": "negative ELBO per pixel"},
+        "evaluation": {"sizes": list(budget.eval_sizes), "elbo": "mean over test canvases, nats per canvas",
+                       "count_accuracy": "argmax_k q(N = k) == true count",
+                       "box_iou": "canvases with the right non-zero count: mean best IoU of each true box"},
+    }
+
+
+def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike, data: Data = Data(),
+          configurations: Sequence[str] | None = None, progress: bool = True) -> dict:
+    """Train ``runs`` seeds of every configuration (default: all of :data:`SPECS`) and write one JSON file
+    (see :func:`setfuncs.experiments.sweeps.run_sweep`)."""
+    if not isinstance(budget, Budget):
+        raise ValueError(f"budget must be a spatial-attention Budget (QUICK, MEDIUM, FULL or your own), got "
+                         f"{type(budget).__name__}")
+    specs, tasks = attention_tasks(runs, budget, data, configurations)
+    return run_sweep(run_one, tasks, jobs, out_path, provenance(budget, runs, specs, data), progress,
+                     desc="spatial-attention sweep")

@@ -1,0 +1,125 @@
+"""The spatial-attention experiment (Section 4.4): budgets, one run, the sweep's results file with
+provenance, the table with the paper's findings, and the command line."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from setfuncs.experiments.attention import (BUDGETS, FULL, MEDIUM, QUICK, SPECS, Budget, Data, attention_table,
+                                            attention_tasks, elbo_curves, findings, format_table, load_results,
+                                            plot_elbo_curves, run_one, sweep)
+from setfuncs.experiments.attention.__main__ import main
+from setfuncs.experiments.results import RESULTS_DIR
+from setfuncs.experiments.sweeps import TrainingBudget
+
+PAPER = RESULTS_DIR / "paper-results.json"
+TINY = Budget("tiny", steps=3, batch=4, lr=1e-3, clip=10.0, hidden=8, equivariant_layers=0, recurrent_steps=2,
+              test_size=6, particles=20, train_canvases=10, set_hidden=8, glimpse_size=6, what_features=4,
+              eval_sizes=(5, 20), eval_batch=4)
+
+
+def test_budgets() -> None:
+    assert set(BUDGETS) == {"quick", "medium", "full"} and all(isinstance(b, TrainingBudget) for b in BUDGETS.values())
+    assert QUICK.steps < MEDIUM.steps < FULL.steps
+    assert all(b.particles == 200 and b.eval_sizes == (5, 20, 200, 1000) for b in (QUICK, MEDIUM, FULL))
+    for bad, message in ((dict(particles=0), "particles"), (dict(eval_sizes=(5, 5)), "eval_sizes"),
+                         (dict(eval_sizes=()), "eval_sizes"), (dict(glimpse_size=1), "glimpse_size"),
+                         (dict(train_canvases=2.5), "train_canvases"), (dict(steps=0), "steps")):
+        with pytest.raises(ValueError, match=message):
+            replace(TINY, **bad)
+
+
+def test_tasks_and_data_are_checked() -> None:
+    specs, tasks = attention_tasks(2, TINY, Data(), ["image", "r-lse"])
+    assert specs == ["image", "r-lse"] and [t[:2] for t in tasks] == [("image", 0), ("r-lse", 0), ("image", 1),
+                                                                       ("r-lse", 1)]
+    assert attention_tasks(1, TINY, Data())[0] == list(SPECS)
+    with pytest.raises(ValueError, match="unknown or no configurations"):
+        attention_tasks(1, TINY, Data(), ["max/max"])
+    with pytest.raises(ValueError, match="runs"):
+        attention_tasks(0, TINY, Data())
+    with pytest.raises(ValueError, match="needs path"):
+        Data("mnist")
+    with pytest.raises(ValueError, match="data must be one of"):
+        Data("cifar")
+
+
+def test_run_one_on_a_tiny_budget() -> None:
+    record = run_one("r-lse", 0, TINY, Data())
+    assert (record["spec"], record["localiser"], record["seed"], record["error"]) == ("r-lse", "set", 0, None)
+    assert record["parameters"] > record["localiser_parameters"] > 0
+    assert record["train_seconds"] > 0 and record["seconds_per_step"] == pytest.approx(record["train_seconds"] / 3)
+    assert list(record["evaluation"]) == ["5", "20"]
+    for metrics in record["evaluation"].values():
+        assert np.isfinite(metrics["elbo"]) and 0 <= metrics["count_accuracy"] <= 1
+        assert abs(metrics["count_accuracy"] * 6 - round(metrics["count_accuracy"] * 6)) < 1e-9
+    assert record["elbo"] == record["evaluation"]["20"]["elbo"]
+    assert run_one("r-lse", 0, TINY, Data())["final_train_loss"] == record["final_train_loss"]
+    image = run_one("image", 0, TINY, Data())
+    assert list(image["evaluation"]) == ["image"] and image["localiser"] == "image"
+    assert image["localiser_parameters"] > 3 * record["localiser_parameters"]
+
+
+@pytest.fixture(scope="module")
+def results_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("attention") / "tiny.json"
+    sweep(1, TINY, 1, out, Data(), ["image", "mean", "q-sum"], progress=False)
+    return out
+
+
+def test_the_sweep_writes_a_complete_file_with_provenance(results_file: Path) -> None:
+    results = json.loads(results_file.read_text())
+    assert results["complete"] is True and results["experiment"] == "spatial_attention"
+    assert results["budget"] == "tiny" and results["budget_parameters"]["particles"] == 20
+    assert results["configurations"] == ["image", "mean", "q-sum"] and results["seeds"] == [0]
+    for key in ("command", "git_commit", "versions", "hardware", "seed_scheme", "data", "model", "optimizer",
+                "evaluation", "particles", "started", "finished", "wall_seconds"):
+        assert key in results, key
+    assert results["data"]["canvas_size"] == 32 and results["data"]["digit_sizes"] == [10, 14]
+    assert "enumeration" in results["model"]["presence_estimator"]
+    assert "scikit-learn" in results["versions"]
+    assert sorted(r["spec"] for r in results["runs"]) == ["image", "mean", "q-sum"]
+    assert load_results(results_file)["runs"] == results["runs"]
+
+
+def test_the_table_and_findings(results_file: Path) -> None:
+    results = load_results(results_file)
+    rows = attention_table(results)
+    assert [r["spec"] for r in rows] == ["image", "mean", "q-sum"]
+    assert rows[0]["elbo_image"] is not None and rows[0]["elbo_5"] is None and rows[0]["monotonic"] is None
+    assert rows[1]["elbo_image"] is None and all(rows[1][f"elbo_{n}"] is not None for n in (5, 20))
+    assert rows[1]["monotonic"] == (rows[1]["elbo_20"] > rows[1]["elbo_5"])
+    text = format_table(rows, [5, 20])
+    assert "ELBO n=20" in text and "q-sum" in text
+    items = findings(results, PAPER)
+    assert len(items) == 3 and "order of magnitude" in items[0]["paper"]
+    assert "fewer" in items[0]["ours"] and "image localiser" in items[0]["ours"]
+    learnable = "learnable 1 of 1 (q-sum)" if rows[2]["monotonic"] else "learnable 0 of 1 (none)"
+    assert learnable in items[1]["ours"] and "box IoU" in items[2]["ours"]
+    curves = elbo_curves(results)
+    assert curves["sizes"] == [5, 20] and curves["training_size"] == 20 and set(curves["curves"]) == {"mean", "q-sum"}
+    figure = plot_elbo_curves(curves)
+    assert len(figure.axes[0].lines) == 4                                       # two curves, two reference lines
+
+
+def test_load_results_rejects_other_files(tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"experiment": "point_cloud_classification", "runs": []}))
+    with pytest.raises(ValueError, match="attention sweep"):
+        load_results(other)
+
+
+def test_the_command_line(results_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["table", str(results_file), "--paper", str(PAPER)])
+    out = capsys.readouterr().out
+    assert "ELBO n=5" in out and "image" in out and "paper: at 200 particles" in out and "ours:" in out
+    with pytest.raises(SystemExit):
+        main(["sweep", "--budget", "quick", "--runs", "1", "--data", "mnist", "--out", "x.json"])
+    assert "--data mnist needs --mnist" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sweep", "--budget", "quick", "--runs", "1", "--configurations", "max/max", "--out", "x.json"])
