@@ -9,23 +9,28 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from setfuncs.experiments import circle, mixture
+import setfuncs as sf
+from setfuncs.experiments import circle, mixture, pointcloud
+from setfuncs.experiments.sweeps import all_configurations, spec_of
 from setfuncs.experiments.circle.table import paper_rows
 from setfuncs.experiments.results import RESULTS_DIR, results_file
 
-#: (file, loader, the budget it must have used, the per-run metric)
-SWEEPS = [("circle-medium.json", circle.load_results, circle.MEDIUM, "mse"),
-          ("mixture-medium.json", mixture.load_results, mixture.MEDIUM, "metric")]
+CIRCLE_AND_MIXTURE = {spec_of(*c) for c in all_configurations()}
+#: (file, loader, the budget it must have used, the per-run metric, the configurations it must hold)
+SWEEPS = [("circle-medium.json", circle.load_results, circle.MEDIUM, "mse", CIRCLE_AND_MIXTURE),
+          ("mixture-medium.json", mixture.load_results, mixture.MEDIUM, "metric", CIRCLE_AND_MIXTURE),
+          ("pointcloud-medium.json", pointcloud.load_results, pointcloud.MEDIUM, "accuracy", set(sf.TABLE2_SPECS))]
 
 
-@pytest.mark.parametrize("name, load, budget, metric", SWEEPS, ids=[s[0] for s in SWEEPS])
-def test_committed_sweep_is_complete_and_has_provenance(name, load, budget, metric) -> None:
+@pytest.mark.parametrize("name, load, budget, metric, configurations", SWEEPS, ids=[s[0] for s in SWEEPS])
+def test_committed_sweep_is_complete_and_has_provenance(name, load, budget, metric, configurations) -> None:
     """Every configuration with every seed, finite metrics, and how the file was made."""
     results = load(results_file(name))
     assert results["complete"] is True and results["budget"] == budget.name
     assert results["budget_parameters"] == json.loads(json.dumps(vars(budget)))
+    assert set(results["configurations"]) == configurations
     runs = results["runs"]
-    assert len(runs) == 36 * results["runs_per_configuration"]
+    assert len(runs) == len(configurations) * results["runs_per_configuration"]
     assert {(r["spec"], r["seed"]) for r in runs} == {
         (spec, seed) for spec in results["configurations"] for seed in results["seeds"]}
     assert all(np.isfinite(r[metric]) for r in runs if r["error"] is None)
