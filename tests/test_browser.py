@@ -37,7 +37,8 @@ ALLOWED_ERRORS: list[tuple[re.Pattern[str], str]] = [
 ]
 #: Pages whose slider the test moves: the logsumexp figure and the step-through of Welzl's
 #: algorithm (each page has one slider).
-SLIDER_PAGES = ["book/04_logsumexp.html", "book/08_circle.html", "book/10_point_clouds.html"]
+SLIDER_PAGES = ["book/04_logsumexp.html", "book/08_circle.html", "book/10_point_clouds.html",
+                "book/11_attention.html"]
 
 if not (HTML / "index.html").exists():
     if os.environ.get("CI") or os.environ.get("BOOK_BROWSER_TEST_REQUIRED"):

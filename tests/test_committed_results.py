@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import setfuncs as sf
-from setfuncs.experiments import circle, mixture, pointcloud
+from setfuncs.experiments import attention, circle, mixture, pointcloud
 from setfuncs.experiments.sweeps import all_configurations, spec_of
 from setfuncs.experiments.circle.table import paper_rows
 from setfuncs.experiments.results import RESULTS_DIR, results_file
@@ -19,7 +19,8 @@ CIRCLE_AND_MIXTURE = {spec_of(*c) for c in all_configurations()}
 #: (file, loader, the budget it must have used, the per-run metric, the configurations it must hold)
 SWEEPS = [("circle-medium.json", circle.load_results, circle.MEDIUM, "mse", CIRCLE_AND_MIXTURE),
           ("mixture-medium.json", mixture.load_results, mixture.MEDIUM, "metric", CIRCLE_AND_MIXTURE),
-          ("pointcloud-medium.json", pointcloud.load_results, pointcloud.MEDIUM, "accuracy", set(sf.TABLE2_SPECS))]
+          ("pointcloud-medium.json", pointcloud.load_results, pointcloud.MEDIUM, "accuracy", set(sf.TABLE2_SPECS)),
+          ("attention-medium.json", attention.load_results, attention.MEDIUM, "elbo", set(attention.SPECS))]
 
 
 @pytest.mark.parametrize("name, load, budget, metric, configurations", SWEEPS, ids=[s[0] for s in SWEEPS])
