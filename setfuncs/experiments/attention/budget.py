@@ -93,10 +93,10 @@ class Budget(TrainingBudget):
             raise ValueError(f"Budget.eval_sizes must be distinct positive ints, e.g. (5, 20, 200, 1000), got {sizes}")
 
 
-#: Under a minute per run on one core: tests, CI and the live section (see the module docstring).
+#: Under a minute per run on one core, for tests, CI and the live section (see the module docstring).
 QUICK = Budget("quick", steps=1500, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                recurrent_steps=2, test_size=200, particles=200, train_canvases=2000)
-#: The sweep: see the module docstring.
+#: The sweep of chapter 11 (see the module docstring).
 MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                 recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000)
 #: A paper-like scale (AIR trains for hundreds of thousands of steps).

@@ -38,7 +38,7 @@ __all__ = ["CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL", "IDX_IMAGES_
 CANVAS_SIZE = 32
 #: Smallest and largest side of a digit in pixels (inclusive).
 DIGIT_SIZES = (10, 14)
-#: Digits per canvas: 0, 1, ..., MAX_DIGITS with equal probability.
+#: The most digits on a canvas; 0, 1, ..., MAX_DIGITS are equally likely.
 MAX_DIGITS = 2
 #: Where to get MNIST's IDX files.
 MNIST_URL = "http://yann.lecun.com/exdb/mnist/ (train-images-idx3-ubyte.gz)"

@@ -19,7 +19,7 @@ flattened canvas,
 
 :class:`SetLocaliser` replaces the image by the population :math:`U = \{u_1, \dots, u_n\}` of
 particles sampled from the canvas density (:mod:`~setfuncs.experiments.attention.particles`)
-and reads it with a Deep Set (:class:`setfuncs.DeepSet`). Every particle's features are its
+and reads it with a Deep Set (:class:`setfuncs.model.DeepSet`). Every particle's features are its
 coordinates, fixed random Fourier features of them, the recurrent state, and its coordinates in
 the frame of every earlier glimpse, so that the set function knows what earlier steps explained:
 
@@ -72,14 +72,17 @@ from setfuncs.model import DeepSet, parameter_count
 
 from .transformer import MIN_SCALE
 
-__all__ = ["SCALE_RANGE", "LocaliserOutput", "Localiser", "ImageLocaliser", "SetLocaliser", "make_localiser",
-           "localiser_parameters", "IMAGE"]
+__all__ = ["SCALE_RANGE", "FOURIER_FEATURES", "FOURIER_SCALE", "FOURIER_SEED", "LocaliserOutput", "Localiser",
+           "ImageLocaliser", "SetLocaliser", "make_localiser", "localiser_parameters", "IMAGE"]
 
 #: The range of the mean glimpse scale :math:`s` (a fraction of the canvas side).
 SCALE_RANGE = (0.2, 0.6)
-#: Fixed random Fourier features of a particle's coordinates: how many, their frequency scale
-#: (cycles per unit of the normalised frame) and the seed that draws them.
-FOURIER_FEATURES, FOURIER_SCALE, FOURIER_SEED = 32, 1.0, 0
+#: How many fixed random Fourier features of a particle's coordinates the set localiser reads.
+FOURIER_FEATURES = 32
+#: The frequency scale of the Fourier features (cycles per unit of the normalised frame).
+FOURIER_SCALE = 1.0
+#: The seed that draws the Fourier features' frequencies.
+FOURIER_SEED = 0
 #: The name of the image localiser where a set localiser would have its spec.
 IMAGE = "image"
 
@@ -90,7 +93,7 @@ LocaliserOutput = tuple[Tensor, Tensor, Tensor, tuple[Tensor, Tensor]]
 class Localiser(nn.Module):
     """Shared parts: the LSTM cell over ``[read, z_{i-1}]`` and the presence and where heads.
 
-    Subclasses define :meth:`read` (what the LSTM sees of the scene) and ``reads``, ``"image"`` or
+    Subclasses define ``read`` (what the LSTM sees of the scene) and ``reads``, ``"image"`` or
     ``"particles"``: which input :meth:`forward` takes.
     """
 

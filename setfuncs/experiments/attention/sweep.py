@@ -48,9 +48,9 @@ from .train import make_air, train_air
 __all__ = ["SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "Data", "load_data", "train_model",
            "run_one", "attention_tasks", "provenance", "sweep"]
 
-#: The set localisers' aggregations: plain, then learnable.
+#: The set localisers' aggregations, plain ones first, then learnable ones.
 SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
-#: Every configuration of a sweep: the image baseline and the set localisers.
+#: Every configuration of a sweep, the image baseline and then the set localisers.
 SPECS = (IMAGE,) + SET_SPECS
 #: The digit sources a sweep can use.
 DATA_SETS = ("digits", "mnist")

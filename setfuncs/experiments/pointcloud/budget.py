@@ -99,7 +99,7 @@ class Budget(TrainingBudget):
             raise ValueError(f"Budget.curve_sizes must be distinct positive ints, got {sizes}")
 
 
-#: Seconds per run on one core: tests, CI and live chapters.
+#: Seconds per run on one core, for tests, CI and live chapters.
 QUICK = Budget("quick", steps=1000, batch=32, lr=3e-3, clip=5.0, hidden=32, equivariant_layers=3,
                recurrent_steps=2, test_size=10, points=100, train_per_class=20, eps=1e-8,
                curve_sizes=(10, 20, 50, 100, 200, 1000))
@@ -107,7 +107,7 @@ QUICK = Budget("quick", steps=1000, batch=32, lr=3e-3, clip=5.0, hidden=32, equi
 #: docstring).
 MEDIUM = Budget("medium", steps=1500, batch=32, lr=1e-3, clip=5.0, hidden=64, equivariant_layers=3,
                 recurrent_steps=3, test_size=50, points=1000, train_per_class=100, eps=1e-8)
-#: The reference scale: 1,000 epochs of ModelNet40 at batch 64, width 256.
+#: The reference scale, 1,000 epochs of ModelNet40 at batch 64 and width 256.
 FULL = Budget("full", steps=153_000, batch=64, lr=1e-3, clip=5.0, hidden=256, equivariant_layers=3,
               recurrent_steps=3, test_size=100, points=1000, train_per_class=800)
 BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}

@@ -17,7 +17,7 @@ layers as :class:`~setfuncs.equivariant.Equivariant` (not the :math:`\Gamma/\Lam
 equivariant layer) and :math:`\alpha_f` (the final aggregation), named by a spec
 ``"<equivariant>/<final>"`` such as ``"max/max"`` (the reference) or ``"r-lse/r-lse"``.
 
-Why not :class:`setfuncs.DeepSet`: it always embeds the particles with a per-particle layer
+Why not :class:`setfuncs.model.DeepSet`: it always embeds the particles with a per-particle layer
 before its equivariant stack, while the reference's first layer is already equivariant and
 aggregates the raw coordinates; the classifier here composes the same parts
 (:class:`~setfuncs.equivariant.Equivariant`, :func:`~setfuncs.registry.aggregation`,

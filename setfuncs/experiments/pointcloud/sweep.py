@@ -1,6 +1,6 @@
 r"""Runs and sweeps of the point-cloud experiment (Table 2 of the paper).
 
-**Columns.** The ten model specs of Table 2 (:data:`setfuncs.TABLE2_SPECS`), each a
+**Columns.** The ten model specs of Table 2 (``setfuncs.TABLE2_SPECS``), each a
 :class:`~setfuncs.experiments.pointcloud.model.PointCloudClassifier`; all runs of one budget share
 every hyper-parameter, as in the paper, which fixed Deep Sets' and exchanged only the
 aggregations.
