@@ -135,12 +135,12 @@ SYNTHETIC = {"complete": True, "runs": [
 
 def test_table_of_known_runs(tmp_path: Path) -> None:
     paper = tmp_path / "paper.json"
-    paper.write_text(json.dumps({"minimal_enclosing_circle": {
+    paper.write_text(json.dumps({"provenance": {}, "paper": {"minimal_enclosing_circle": {
         "columns": ["best_mse", "radius_mse", "center_mse", "median_best_mse"],
         "rows": {"plain equivariant / plain aggregation": [2.0, 0.5, 1.5, 4.0],
                  "plain equivariant / recurrent aggregation": [1.0, 0.1, 0.9, 1.0],
                  "recurrent equivariant / plain aggregation": [1.0, 0.1, 0.9, 1.0],
-                 "recurrent equivariant / recurrent aggregation": [0.5, 0.1, 0.4, 1.0]}}}))
+                 "recurrent equivariant / recurrent aggregation": [0.5, 0.1, 0.4, 1.0]}}}}))
     rows = {r["setting"]: r for r in circle_table(SYNTHETIC, paper=paper)}
     assert list(rows) == ["plain/plain", "plain/recurrent", "recurrent/recurrent"]
     pp, pr, rr = rows["plain/plain"], rows["plain/recurrent"], rows["recurrent/recurrent"]

@@ -13,7 +13,7 @@ import setfuncs as sf
 from setfuncs.experiments import attention, circle, mixture, pointcloud
 from setfuncs.experiments.sweeps import all_configurations, spec_of
 from setfuncs.experiments.circle.table import paper_rows
-from setfuncs.experiments.results import RESULTS_DIR, results_file
+from setfuncs.experiments.results import PAPER_RESULTS, RESULTS_DIR, load_paper, results_file
 
 CIRCLE_AND_MIXTURE = {spec_of(*c) for c in all_configurations()}
 #: (file, loader, the budget it must have used, the per-run metric, the configurations it must hold)
@@ -43,21 +43,30 @@ def test_committed_sweep_is_complete_and_has_provenance(name, load, budget, metr
 
 def test_paper_results_copy_matches_the_papers_table() -> None:
     """results/paper-results.json carries the paper's Table 1, with best = radius + centre (rounded)."""
-    rows = paper_rows(RESULTS_DIR / "paper-results.json")
+    rows = paper_rows(RESULTS_DIR / PAPER_RESULTS)
     assert set(rows) == {"plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent"}
     for row in rows.values():
         assert row["best_mse"] == pytest.approx(row["radius_mse"] + row["center_mse"], abs=0.015)
     shared = Path(__file__).resolve().parents[2] / "shared" / "paper" / "results.json"
-    if shared.is_file():  # the copy is verbatim where the original is at hand
-        assert json.loads(shared.read_text()) == json.loads((RESULTS_DIR / "paper-results.json").read_text())
+    if shared.is_file():  # the copy is verbatim where the original is at hand, and so is its checksum
+        assert json.loads(shared.read_text()) == load_paper(RESULTS_DIR / PAPER_RESULTS)
+        provenance = json.loads((RESULTS_DIR / PAPER_RESULTS).read_text())["provenance"]
+        assert hashlib.sha256(shared.read_bytes()).hexdigest() == provenance["source_sha256"]
 
 
 def test_paper_results_copy_has_its_provenance() -> None:
-    """The copy of the paper's numbers says where it came from, by which command, and is unchanged since."""
-    record = json.loads((RESULTS_DIR / "paper-results.provenance.json").read_text())
-    assert record["file"] == "results/paper-results.json" and record["command"].startswith("cp ")
-    digest = hashlib.sha256((RESULTS_DIR / "paper-results.json").read_bytes()).hexdigest()
-    assert digest == record["sha256"]
+    """The copy of the paper's numbers says where it came from, by which command and when."""
+    provenance = json.loads((RESULTS_DIR / PAPER_RESULTS).read_text())["provenance"]
+    assert provenance["command"].startswith("python scripts/copy_paper_results.py ")
+    assert (Path(__file__).resolve().parents[1] / "scripts" / "copy_paper_results.py").is_file()
+    assert provenance["copied"] and len(provenance["source_sha256"]) == 64 and "paper" in provenance["what"]
+
+
+def test_only_the_copy_of_the_papers_numbers_is_read_as_the_paper(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep.json"
+    sweep.write_text(json.dumps({"runs": []}))
+    with pytest.raises(ValueError, match="copy_paper_results"):
+        load_paper(sweep)
 
 
 def test_missing_results_file_says_how_to_get_it() -> None:

@@ -1,17 +1,22 @@
 """Where the committed results files live: the repository's ``results/`` folder.
 
 Sweep commands write their JSON files there (with provenance); the chapters read them with
-:func:`results_file`. ``results/paper-results.json`` is a verbatim copy of the paper's numbers.
+:func:`results_file`. ``results/paper-results.json`` holds a verbatim copy of the paper's numbers
+with its provenance (written by ``scripts/copy_paper_results.py``); :func:`load_paper` reads it.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
-__all__ = ["RESULTS_DIR", "results_file"]
+__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "results_file", "load_paper"]
 
 #: ``<repository>/results``, next to the ``setfuncs`` package of an editable install.
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
+#: The file of the paper's numbers in :data:`RESULTS_DIR`.
+PAPER_RESULTS = "paper-results.json"
 
 
 def results_file(name: str) -> Path:
@@ -23,3 +28,14 @@ def results_file(name: str) -> Path:
             f"clone it and install setfuncs from the clone (`pip install -e .`, as requirements.txt "
             f"does), or regenerate the file with the sweep command named in the chapter.")
     return path
+
+
+def load_paper(path: str | os.PathLike) -> dict:
+    """The paper's numbers (the ``"paper"`` part of ``results/paper-results.json``); a ValueError
+    for any other file."""
+    with open(path) as f:
+        record = json.load(f)
+    if not isinstance(record, dict) or set(record) != {"provenance", "paper"}:
+        raise ValueError(f"{path} is not the copy of the paper's numbers: pass results/{PAPER_RESULTS}, "
+                         f"written by `python scripts/copy_paper_results.py PATH/TO/results.json`")
+    return record["paper"]

@@ -43,7 +43,8 @@ def parser() -> argparse.ArgumentParser:
                                            "population size, count accuracy, box IoU and weights, then "
                                            "the paper's findings next to ours.")
     show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
-    show.add_argument("--paper", type=existing_file, help="the paper's results.json, for its findings")
+    show.add_argument("--paper", type=existing_file,
+                      help="results/paper-results.json (the paper's numbers), for its findings")
     return main
 
 

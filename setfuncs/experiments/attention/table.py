@@ -3,7 +3,7 @@ r"""Figure 4's numbers from a sweep's results file, next to the paper's findings
 :func:`attention_table`: one row per configuration -- runs, localiser weights, mean test ELBO
 over seeds at every population size (the image localiser has one value), the count accuracy and
 box IoU at the training size, and whether the mean ELBO grows strictly with the population size.
-:func:`findings`: the three findings of the paper (``results.json``, qualitative strings) with
+:func:`findings`: the three findings of the paper (``results/paper-results.json``, qualitative strings) with
 what our results say about each.
 """
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
+from ..results import load_paper
 from .localisers import IMAGE
 from .sweep import EXPERIMENT, SET_SPECS
 
@@ -89,12 +90,11 @@ def elbo_curves(results: dict) -> dict:
 
 
 def findings(results: dict, paper: str | os.PathLike | None = None) -> list[dict]:
-    """The paper's findings on spatial attention (from its ``results.json``; None: without them)
+    """The paper's findings on spatial attention (from its ``results/paper-results.json``; None: without them)
     with ours: ``[{"paper": ..., "ours": ...}, ...]``."""
     theirs = [None, None, None]
     if paper is not None:
-        with open(paper) as f:
-            theirs = list(json.load(f)["spatial_attention"]["findings"])
+        theirs = list(load_paper(paper)["spatial_attention"]["findings"])
     rows = attention_table(results)
     by_spec = {r["spec"]: r for r in rows}
     train = results["budget_parameters"]["particles"]

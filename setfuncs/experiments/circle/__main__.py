@@ -31,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
                                            "MSE per setting, ratios to plain/plain).")
     show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
     show.add_argument("--paper", type=existing_file,
-                      help="the paper's results.json, to print its rows beside ours")
+                      help="results/paper-results.json (the paper's numbers), to print its rows beside ours")
     show.add_argument("--batch-size", type=positive_int, default=20,
                       help="runs per bootstrap batch for the median best MSE (default: 20)")
     show.add_argument("--bootstraps", type=positive_int, default=1000,

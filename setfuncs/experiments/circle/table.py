@@ -24,12 +24,13 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
+from ..results import load_paper
 from ..sweeps import SETTINGS
 
 __all__ = ["PAPER_ROWS", "load_results", "paper_rows", "circle_table", "by_population_size",
            "format_table"]
 
-#: Our setting names -> the row names in the paper's ``results.json``.
+#: Our setting names -> the row names in the paper's ``results/paper-results.json``.
 PAPER_ROWS = {
     "plain/plain": "plain equivariant / plain aggregation",
     "plain/recurrent": "plain equivariant / recurrent aggregation",
@@ -48,9 +49,8 @@ def load_results(path: str | os.PathLike) -> dict:
 
 
 def paper_rows(path: str | os.PathLike) -> dict[str, dict[str, float]]:
-    """The paper's Table 1 from its ``results.json``: ``{setting: {best_mse, radius_mse, ...}}``."""
-    with open(path) as f:
-        table = json.load(f)["minimal_enclosing_circle"]
+    """The paper's Table 1 from its ``results/paper-results.json``: ``{setting: {best_mse, radius_mse, ...}}``."""
+    table = load_paper(path)["minimal_enclosing_circle"]
     columns = table["columns"]
     return {setting: dict(zip(columns, table["rows"][name])) for setting, name in PAPER_ROWS.items()}
 
@@ -72,7 +72,7 @@ def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, se
 
     Keys: ``setting, runs, diverged, best_mse, radius_mse, center_mse, best_spec, best_seed,
     median_best_mse, best_mse_ratio, median_best_mse_ratio`` (ratios to ``plain/plain``, None if
-    that row is missing) and, with ``paper`` (the path of the paper's ``results.json``),
+    that row is missing) and, with ``paper`` (the path of the paper's ``results/paper-results.json``),
     ``paper_best_mse, paper_radius_mse, paper_center_mse, paper_median_best_mse`` and the paper's
     two ratios. Every setting uses its own bootstrap generator seeded with ``seed``.
     """

@@ -35,7 +35,7 @@ def parser() -> argparse.ArgumentParser:
                                            "violins), then the metric per population size.")
     show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
     show.add_argument("--paper", type=existing_file,
-                      help="the paper's results.json, to print its findings below ours")
+                      help="results/paper-results.json (the paper's numbers), to print its findings below ours")
     show.add_argument("--batch-size", type=positive_int, default=5,
                       help="runs per bootstrap batch for the peak performance (default: 5)")
     show.add_argument("--bootstraps", type=positive_int, default=1000,

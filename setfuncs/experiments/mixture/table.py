@@ -24,6 +24,7 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
+from ..results import load_paper
 from ..sweeps import AGGREGATIONS, SETTINGS
 
 __all__ = ["GROUPINGS", "load_results", "paper_findings", "peak_performance", "mixture_table",
@@ -47,9 +48,8 @@ def load_results(path: str | os.PathLike) -> dict:
 
 
 def paper_findings(path: str | os.PathLike) -> list[str]:
-    """The paper's qualitative findings for Figure 3 from its ``results.json``."""
-    with open(path) as f:
-        return list(json.load(f)["gmm_mixture_weights"]["findings"])
+    """The paper's qualitative findings for Figure 3 from its ``results/paper-results.json``."""
+    return list(load_paper(path)["gmm_mixture_weights"]["findings"])
 
 
 def _metric(run: dict, size: int | None) -> float | None:

@@ -48,7 +48,7 @@ def parser() -> argparse.ArgumentParser:
                                            "then the mean accuracy at every evaluated size.")
     show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
     show.add_argument("--paper", type=existing_file,
-                      help="the paper's results.json, to print its Table 2 beside ours")
+                      help="results/paper-results.json (the paper's numbers), to print its Table 2 beside ours")
     return main
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import setfuncs as sf
 from setfuncs.tables import text_table
 
+from ..results import load_paper
 from .budget import TABLE_SIZES
 from .sweep import EXPERIMENT
 
@@ -41,10 +42,9 @@ def load_results(path: str | os.PathLike) -> dict:
 
 
 def paper_rows(path: str | os.PathLike) -> dict[str, dict[int, float]]:
-    """The paper's Table 2 from its ``results.json``: ``{spec: {1000: accuracy, 100: ..., 50: ...}}``
+    """The paper's Table 2 from its ``results/paper-results.json``: ``{spec: {1000: accuracy, 100: ..., 50: ...}}``
     with accuracies as fractions and specs in our spelling (``"max/r-LSE"`` -> ``"max/r-lse"``)."""
-    with open(path) as f:
-        table = json.load(f)["modelnet40"]
+    table = load_paper(path)["modelnet40"]
     specs = [column.lower() for column in table["columns"]]
     return {spec: {int(n): table["rows"][n][j] / 100 for n in table["rows"]} for j, spec in enumerate(specs)}
 
@@ -59,7 +59,7 @@ def pointcloud_table(results: dict, paper: str | os.PathLike | None = None) -> l
     """One row per Table 2 column that has runs, in the paper's order.
 
     Keys: ``spec, runs, diverged``, and for every ``n`` in (1000, 100, 50): ``mean_<n>`` (over
-    finished runs), ``best_<n>`` (their largest) and, with ``paper`` (its ``results.json``),
+    finished runs), ``best_<n>`` (their largest) and, with ``paper`` (its ``results/paper-results.json``),
     ``paper_<n>``.
     """
     theirs = paper_rows(paper) if paper is not None else {}
