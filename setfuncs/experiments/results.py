@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "results_file", "load_paper"]
+__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "results_file", "load_sweep", "load_paper"]
 
 #: ``<repository>/results``, next to the ``setfuncs`` package of an editable install.
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
@@ -28,6 +28,19 @@ def results_file(name: str) -> Path:
             f"clone it and install setfuncs from the clone (`pip install -e .`, as requirements.txt "
             f"does), or regenerate the file with the sweep command named in the chapter.")
     return path
+
+
+def load_sweep(path: str | os.PathLike, experiment: str | None, package: str) -> dict:
+    """A sweep's results file; a ValueError if it has no runs or holds another ``experiment`` (the
+    file's field, when it has one; None: any), naming ``python -m <package> sweep`` as its writer."""
+    with open(path) as f:
+        results = json.load(f)
+    if not isinstance(results, dict) or "runs" not in results:
+        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
+    if experiment is not None and results.get("experiment", experiment) != experiment:
+        raise ValueError(f"{path} holds results of the {results['experiment']!r} experiment, not "
+                         f"{experiment!r}; pass a file written by `python -m {package} sweep`")
+    return results
 
 
 def load_paper(path: str | os.PathLike) -> dict:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from functools import partial
 from importlib.metadata import version
@@ -33,8 +33,8 @@ from setfuncs.model import DeepSet
 from setfuncs.train import Batch, fit
 
 __all__ = ["SETTINGS", "AGGREGATIONS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget", "all_configurations", "spec_of",
-           "make_deep_set", "train_configuration", "positive_int", "configuration_tasks", "git_commit", "cpu_model", "environment",
-           "write_atomically", "run_sweep"]
+           "make_deep_set", "train_configuration", "positive_int", "configuration_tasks", "git_commit", "cpu_model",
+           "environment", "sweep_provenance", "write_atomically", "run_sweep"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -186,6 +186,16 @@ def environment(**versions: str) -> dict:
                      "platform": platform.platform(), "torch_threads_per_run": 1},
     }
 
+
+
+def sweep_provenance(experiment: str, budget: Any, runs: int, specs: Sequence[str], seed_scheme: str,
+                     **versions: str) -> dict:
+    """What every sweep's file begins with: the ``experiment``, :func:`environment` (with the extra
+    ``versions``), the budget's name and fields, the seeds ``0 .. runs-1`` and how they are used,
+    and the configurations."""
+    return {"experiment": experiment, **environment(**versions), "budget": budget.name,
+            "budget_parameters": asdict(budget), "runs_per_configuration": runs, "seeds": list(range(runs)),
+            "seed_scheme": seed_scheme, "configurations": list(specs)}
 
 def write_atomically(path: Path, data: dict) -> None:
     """Write ``data`` as JSON to ``path`` through a temporary file, so a reader never sees half a file."""

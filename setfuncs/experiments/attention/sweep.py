@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
 from typing import Sequence
@@ -37,7 +37,7 @@ import torch
 
 from setfuncs.model import parameter_count
 
-from ..sweeps import TEST_SEED, TRAIN_SEED, environment, positive_int, run_sweep
+from ..sweeps import TEST_SEED, TRAIN_SEED, positive_int, run_sweep, sweep_provenance
 from .air import LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
 from .budget import Budget
 from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_mnist_idx, make_canvases
@@ -144,16 +144,11 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
     """Command line, budget, data, model, objective, optimiser, evaluation, seeds, versions and hardware."""
     train, test = load_data(data, budget)
     return {
-        "experiment": EXPERIMENT,
-        **environment(**{"scikit-learn": version("scikit-learn")}),
-        "budget": budget.name,
-        "budget_parameters": asdict(budget),
-        "runs_per_configuration": runs,
-        "seeds": list(range(runs)),
-        "seed_scheme": f"model init and latent noise torch.manual_seed(seed); batches and particles "
-                       f"torch.Generator().manual_seed({TRAIN_SEED} + seed); training canvases seed {DATA_SEED}, "
-                       f"test canvases seed {DATA_SEED + 1}; evaluation at size n seed {TEST_SEED} + n",
-        "configurations": list(specs),
+        **sweep_provenance(EXPERIMENT, budget, runs, specs,
+                           f"model init and latent noise torch.manual_seed(seed); batches and particles "
+                           f"torch.Generator().manual_seed({TRAIN_SEED} + seed); training canvases seed "
+                           f"{DATA_SEED}, test canvases seed {DATA_SEED + 1}; evaluation at size n seed "
+                           f"{TEST_SEED} + n", **{"scikit-learn": version("scikit-learn")}),
         "data": {**canvas_description("sklearn" if data.name == "digits" else "mnist"),
                  "path": data.path, "train_canvases": len(train.images), "test_canvases": len(test.images),
                  "test_counts": np.bincount(test.counts, minlength=3).tolist(),

@@ -9,7 +9,6 @@ what our results say about each.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Sequence
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
-from ..results import load_paper
+from ..results import load_paper, load_sweep
 from .localisers import IMAGE
 from .sweep import EXPERIMENT, SET_SPECS
 
@@ -30,14 +29,7 @@ LEARNABLE = tuple(s for s in SET_SPECS if s[:2] in ("q-", "r-"))
 
 def load_results(path: str | os.PathLike) -> dict:
     """A spatial-attention sweep's results file; ValueError if it is none."""
-    with open(path) as f:
-        results = json.load(f)
-    if not isinstance(results, dict) or "runs" not in results:
-        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
-    if results.get("experiment") != EXPERIMENT:
-        raise ValueError(f"{path} holds results of the {results.get('experiment')!r} experiment, not "
-                         f"{EXPERIMENT!r}; pass a file written by `python -m setfuncs.experiments.attention sweep`")
-    return results
+    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.attention")
 
 
 def _sizes(results: dict) -> list[int]:

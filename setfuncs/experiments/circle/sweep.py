@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -47,8 +47,8 @@ from torch import Tensor
 
 import setfuncs as sf
 
-from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, environment,
-                      make_deep_set, run_sweep, spec_of, train_configuration)
+from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, run_sweep,
+                      spec_of, sweep_provenance, train_configuration)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, test_set
 
 __all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
@@ -152,15 +152,9 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     """Command line, git commit, budget, seeds, data, versions and hardware of a sweep (no timings or runs)."""
     return {
-        "experiment": "minimal_enclosing_circle",
-        **environment(),
-        "budget": budget.name,
-        "budget_parameters": asdict(budget),
-        "runs_per_configuration": runs,
-        "seeds": list(range(runs)),
-        "seed_scheme": f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
-                       f"test sets seed {TEST_SEED}",
-        "configurations": list(specs),
+        **sweep_provenance("minimal_enclosing_circle", budget, runs, specs,
+                           f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
+                           f"test sets seed {TEST_SEED}"),
         "mixture": mixture_description(),
     }
 

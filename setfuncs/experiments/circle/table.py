@@ -16,7 +16,6 @@ plain dicts (no pandas).
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Sequence
 
@@ -24,7 +23,7 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
-from ..results import load_paper
+from ..results import load_paper, load_sweep
 from ..sweeps import SETTINGS
 
 __all__ = ["PAPER_ROWS", "load_results", "paper_rows", "circle_table", "by_population_size",
@@ -41,11 +40,7 @@ PAPER_ROWS = {
 
 def load_results(path: str | os.PathLike) -> dict:
     """A sweep's results file."""
-    with open(path) as f:
-        results = json.load(f)
-    if not isinstance(results, dict) or "runs" not in results:
-        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
-    return results
+    return load_sweep(path, None, "setfuncs.experiments.circle")
 
 
 def paper_rows(path: str | os.PathLike) -> dict[str, dict[str, float]]:

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
@@ -69,7 +69,7 @@ import torch
 
 import setfuncs as sf
 from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
-                                         environment, make_deep_set, run_sweep, spec_of,
+                                         make_deep_set, run_sweep, spec_of, sweep_provenance,
                                          train_configuration)
 
 from . import em as em_module
@@ -218,16 +218,10 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     """Command line, budget, seeds, data, metric, versions and hardware of a sweep (no timings or runs)."""
     test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
     return {
-        "experiment": "gmm_mixture_weights",
-        **environment(scipy=scipy.__version__),
-        "budget": budget.name,
-        "budget_parameters": asdict(budget),
-        "runs_per_configuration": runs,
-        "seeds": list(range(runs)),
-        "seed_scheme": f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
-                       f"test populations seed {TEST_SEED}; bootstrap subsamples seed "
-                       f"[{BOOTSTRAP_SEED}, n] (numpy SeedSequence)",
-        "configurations": list(specs),
+        **sweep_provenance("gmm_mixture_weights", budget, runs, specs,
+                           f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
+                           f"test populations seed {TEST_SEED}; bootstrap subsamples seed "
+                           f"[{BOOTSTRAP_SEED}, n] (numpy SeedSequence)", scipy=scipy.__version__),
         "mixture": mixture_description(),
         "test_set": {"populations": budget.test_size, "particles": TEST_POPULATION_SIZE,
                      "seed": TEST_SEED, "smaller_weights": test.smaller_weight.tolist()},

@@ -16,7 +16,6 @@ Runs whose training diverged (``metric`` None) are counted but not drawn. Rows a
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Sequence
 
@@ -24,7 +23,7 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
-from ..results import load_paper
+from ..results import load_paper, load_sweep
 from ..sweeps import AGGREGATIONS, SETTINGS
 
 __all__ = ["GROUPINGS", "load_results", "paper_findings", "peak_performance", "mixture_table",
@@ -36,15 +35,7 @@ GROUPINGS = ("equivariant", "final")
 
 def load_results(path: str | os.PathLike) -> dict:
     """A mixture sweep's results file."""
-    with open(path) as f:
-        results = json.load(f)
-    if not isinstance(results, dict) or "runs" not in results:
-        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
-    if results.get("experiment", "gmm_mixture_weights") != "gmm_mixture_weights":
-        raise ValueError(f"{path} holds results of the {results['experiment']!r} experiment, not of "
-                         "the mixture weights; pass a file written by `python -m "
-                         "setfuncs.experiments.mixture sweep`")
-    return results
+    return load_sweep(path, "gmm_mixture_weights", "setfuncs.experiments.mixture")
 
 
 def paper_findings(path: str | os.PathLike) -> list[str]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
 from typing import NamedTuple, Sequence
@@ -40,7 +40,7 @@ import torch
 import setfuncs as sf
 from setfuncs.model import parameter_count, parse_spec
 
-from ..sweeps import TEST_SEED, TRAIN_SEED, environment, positive_int, run_sweep
+from ..sweeps import TEST_SEED, TRAIN_SEED, positive_int, run_sweep, sweep_provenance
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
 from .evaluate import accuracy_by_population_size
 from .model import PointCloudClassifier
@@ -173,16 +173,10 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
                     "sampling": "uniform on the surface, area-weighted (trimesh.sample.sample_surface)",
                     "seeds": f"mesh i of a split (sorted files) numpy default_rng([{DATA_SEED}, i])"})
     return {
-        "experiment": EXPERIMENT,
-        **environment(trimesh=version("trimesh")),
-        "budget": budget.name,
-        "budget_parameters": asdict(budget),
-        "runs_per_configuration": runs,
-        "seeds": list(range(runs)),
-        "seed_scheme": f"model init and dropout torch.manual_seed(seed); batch order and augmentation "
-                       f"numpy default_rng({TRAIN_SEED} + seed); data seed {DATA_SEED}; test subsets "
-                       f"numpy default_rng([{TEST_SEED}, n])",
-        "configurations": list(specs),
+        **sweep_provenance(EXPERIMENT, budget, runs, specs,
+                           f"model init and dropout torch.manual_seed(seed); batch order and augmentation "
+                           f"numpy default_rng({TRAIN_SEED} + seed); data seed {DATA_SEED}; test subsets "
+                           f"numpy default_rng([{TEST_SEED}, n])", trimesh=version("trimesh")),
         "data": {**description, "classes": len(clouds.class_names), "class_names": clouds.class_names,
                  "train_clouds": len(clouds.train_x), "test_clouds": len(clouds.test_x),
                  "train_points": budget.points, "test_points": points_per_test_cloud(budget)},

@@ -11,7 +11,6 @@ plain dicts; accuracies are fractions in [0, 1] and printed as percentages.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Sequence
 
@@ -20,7 +19,7 @@ import numpy as np
 import setfuncs as sf
 from setfuncs.tables import text_table
 
-from ..results import load_paper
+from ..results import load_paper, load_sweep
 from .budget import TABLE_SIZES
 from .sweep import EXPERIMENT
 
@@ -30,15 +29,7 @@ __all__ = ["load_results", "paper_rows", "pointcloud_table", "accuracy_curves", 
 
 def load_results(path: str | os.PathLike) -> dict:
     """A point-cloud sweep's results file; ValueError if it is none."""
-    with open(path) as f:
-        results = json.load(f)
-    if not isinstance(results, dict) or "runs" not in results:
-        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
-    if results.get("experiment") != EXPERIMENT:
-        raise ValueError(f"{path} holds results of the {results.get('experiment')!r} experiment, not "
-                         f"{EXPERIMENT!r}; pass a file written by `python -m "
-                         f"setfuncs.experiments.pointcloud sweep`")
-    return results
+    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.pointcloud")
 
 
 def paper_rows(path: str | os.PathLike) -> dict[str, dict[int, float]]:
