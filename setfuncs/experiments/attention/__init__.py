@@ -16,7 +16,8 @@ from .localisers import IMAGE, ImageLocaliser, SetLocaliser, localiser_parameter
 from .particles import pixel_probabilities, sample_particles
 from .plots import box_samples, plot_boxes, plot_elbo_curves
 from .sweep import DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, load_data, run_one, sweep, train_model
-from .table import attention_table, elbo_curves, findings, format_findings, format_table, load_results
+from .table import (attention_table, elbo_curves, findings, format_findings, format_table, load_results,
+                    mean_over_runs)
 from .train import make_air, train_air
 from .transformer import glimpse, inverse_theta, place, where_to_boxes, where_to_theta
 
@@ -27,5 +28,5 @@ __all__ = ["AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_PRIOR", "Inference"
            "localiser_parameters", "make_localiser", "pixel_probabilities", "sample_particles", "box_samples",
            "plot_boxes", "plot_elbo_curves", "DATA_SETS", "SET_SPECS", "SPECS", "Data", "attention_tasks",
            "load_data", "run_one", "sweep", "train_model", "attention_table", "elbo_curves", "findings",
-           "format_findings", "format_table", "load_results", "make_air", "train_air", "glimpse", "inverse_theta",
-           "place", "where_to_boxes", "where_to_theta"]
+           "format_findings", "format_table", "load_results", "mean_over_runs", "make_air", "train_air", "glimpse",
+           "inverse_theta", "place", "where_to_boxes", "where_to_theta"]

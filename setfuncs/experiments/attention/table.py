@@ -20,7 +20,7 @@ from ..results import load_paper, load_sweep
 from .localisers import IMAGE
 from .sweep import EXPERIMENT, SET_SPECS
 
-__all__ = ["LEARNABLE", "load_results", "attention_table", "elbo_curves", "findings", "format_table",
+__all__ = ["LEARNABLE", "load_results", "mean_over_runs", "attention_table", "elbo_curves", "findings", "format_table",
            "format_findings"]
 
 #: The learnable set aggregations (the others are plain).
@@ -36,7 +36,9 @@ def _sizes(results: dict) -> list[int]:
     return [int(n) for n in results["budget_parameters"]["eval_sizes"]]
 
 
-def _mean(runs: list[dict], key: str, size: str) -> float | None:
+def mean_over_runs(runs: list[dict], key: str, size: str) -> float | None:
+    """The mean of the metric ``key`` (``"elbo"``, ``"count_accuracy"``, ``"box_iou"``) at population
+    size ``size`` (``"image"`` for the image localiser) over the runs that have it; None if none has."""
     values = [r["evaluation"][size][key] for r in runs if size in (r.get("evaluation") or {})]
     values = [v for v in values if v is not None]
     return float(np.mean(values)) if values else None
@@ -59,11 +61,11 @@ def attention_table(results: dict) -> list[dict]:
         row: dict = {"spec": spec, "runs": len(runs), "diverged": len(runs) - len(done),
                      "localiser_parameters": done[0]["localiser_parameters"] if done else None}
         key = "image" if spec == IMAGE else train
-        row["elbo_image"] = _mean(done, "elbo", "image") if spec == IMAGE else None
+        row["elbo_image"] = mean_over_runs(done, "elbo", "image") if spec == IMAGE else None
         for n in sizes:
-            row[f"elbo_{n}"] = None if spec == IMAGE else _mean(done, "elbo", str(n))
-        row["count_accuracy"] = _mean(done, "count_accuracy", key)
-        row["box_iou"] = _mean(done, "box_iou", key)
+            row[f"elbo_{n}"] = None if spec == IMAGE else mean_over_runs(done, "elbo", str(n))
+        row["count_accuracy"] = mean_over_runs(done, "count_accuracy", key)
+        row["box_iou"] = mean_over_runs(done, "box_iou", key)
         curve = [row[f"elbo_{n}"] for n in sorted(sizes)]
         row["monotonic"] = (None if spec == IMAGE or None in curve else
                             bool(all(b > a for a, b in zip(curve, curve[1:]))))
@@ -111,7 +113,7 @@ def findings(results: dict, paper: str | os.PathLike | None = None) -> list[dict
     tighter = []
     for r in sets:
         runs = [x for x in results["runs"] if x["spec"] == r["spec"] and x.get("error") is None]
-        ious = [_mean(runs, "box_iou", str(n)) for n in sizes]
+        ious = [mean_over_runs(runs, "box_iou", str(n)) for n in sizes]
         if ious[0] is not None and ious[-1] is not None:
             tighter.append(f"{r['spec']} {ious[0]:.2f}->{ious[-1]:.2f}")
     tighten = (f"box IoU at n = {sizes[0]} -> {sizes[-1]}: " + ", ".join(tighter)) if tighter else "no box IoUs"
