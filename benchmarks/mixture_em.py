@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from sklearn.mixture import GaussianMixture
 
-from setfuncs.experiments.sweeps import cpu_model
+from setfuncs.experiments.provenance import cpu_model
 from setfuncs.experiments.mixture import fit_gmm, initial_parameters, sample_populations
 
 

@@ -20,7 +20,7 @@ import torch
 
 import setfuncs as sf
 from setfuncs.experiments.pointcloud import BUDGETS, Data, load_data, make_model, training_batches
-from setfuncs.experiments.sweeps import cpu_model
+from setfuncs.experiments.provenance import cpu_model
 
 
 def seconds_per_step(spec: str, budget, clouds, steps: int) -> float:

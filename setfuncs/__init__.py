@@ -4,7 +4,14 @@
 >>> import setfuncs as sf
 >>> agg = sf.aggregation("r-lse", features=16)
 >>> model = sf.DeepSet(in_features=2, out_features=3, spec="r-lse/r-lse")
+
+Importing the package needs only torch, numpy and tqdm: :mod:`setfuncs.widgets` (ipywidgets,
+matplotlib) is imported on first use of ``sf.widgets``, so sweeps run on headless nodes.
 """
+
+from importlib import import_module
+from types import ModuleType
+
 
 from .equivariant import DeepSetsEquivariant, Equivariant
 from .isomorphic import SumIsomorphic, lse_as_sum, mean_as_sum, power_mean_as_sum
@@ -14,7 +21,7 @@ from .plain import (Aggregation, LogSumExp, Max, Mean, Median, Min, PowerMean, Q
                     SoftmaxWeightedSum, Sum)
 from .population import check_population, pad_populations
 from .registry import aggregation, spec_names
-from . import budget, plots, powersums, tables, train, widgets
+from . import budget, plots, powersums, tables, train
 
 __version__ = "0.1.0"
 
@@ -27,5 +34,16 @@ __all__ = [
     "SoftmaxWeightedSum", "SumIsomorphic", "mean_as_sum", "lse_as_sum", "power_mean_as_sum",
     "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite", "Equivariant",
     "DeepSetsEquivariant", "DeepSet", "parse_spec", "aggregation", "spec_names",
-    "check_population", "pad_populations", "TABLE2_SPECS",
+    "check_population", "pad_populations", "TABLE2_SPECS", "widgets",
 ]
+
+#: Submodules imported on first use (they need the notebook stack).
+_LAZY_MODULES = ("widgets",)
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in _LAZY_MODULES:
+        module = import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from setfuncs.experiments.engine import Engine
 from setfuncs.experiments.attention import (BUDGETS, FULL, MEDIUM, QUICK, SPECS, Budget, Data, attention_table,
                                             attention_tasks, elbo_curves, findings, format_table, load_results,
                                             plot_elbo_curves, run_one, sweep)
@@ -68,7 +69,7 @@ def test_run_one_on_a_tiny_budget() -> None:
 @pytest.fixture(scope="module")
 def results_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("attention") / "tiny.json"
-    sweep(1, TINY, 1, out, Data(), ["image", "mean", "q-sum"], progress=False)
+    sweep(1, TINY, out, ["image", "mean", "q-sum"], Data(), Engine(jobs=2), progress=False)
     return out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from setfuncs.experiments.engine import Engine
 from setfuncs.experiments.mixture import (Budget, by_population_size, em_smaller_weight,
                                           format_table, mixture_table, peak_performance, run_one,
                                           sweep)
@@ -64,10 +65,9 @@ def test_the_model_learns_to_beat_em() -> None:
     assert record["final_train_loss"] < -0.9          # the marginal Beta fit scores about -0.65
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_sweep_writes_results_with_provenance(tmp_path: Path, jobs: int) -> None:
+def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     out = tmp_path / "sub" / "mixture.json"
-    sweep(1, TINY, jobs, out, configurations=["max/max", "r-mean/lse"], progress=False)
+    sweep(1, TINY, out, configurations=["max/max", "r-mean/lse"], engine=Engine(jobs=2), progress=False)
     results = json.loads(out.read_text())
     for key in ("command", "cwd", "budget", "budget_parameters", "seeds", "versions", "hardware",
                 "started", "finished", "wall_seconds", "mixture", "configurations", "seed_scheme",
@@ -75,23 +75,24 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path, jobs: int) -> None
         assert results[key] is not None, key
     assert results["experiment"] == "gmm_mixture_weights"
     assert "git_commit" in results
-    assert results["complete"] is True and results["budget"] == "tiny" and results["jobs"] == jobs
+    assert results["complete"] is True and results["budget"] == "tiny"
+    assert results["sittings"][0]["engine"].endswith("LocalCluster(2)")
     assert results["budget_parameters"]["test_population_sizes"] == [10, 100]
     assert len(results["test_set"]["smaller_weights"]) == TINY.test_size
     assert set(results["versions"]) >= {"setfuncs", "torch", "numpy", "scipy", "python"}
     assert set(results["hardware"]) >= {"machine", "processor", "cpu_count", "cpu_model"}
     assert sorted(r["spec"] for r in results["runs"]) == ["max/max", "r-mean/lse"]
     assert all(r["error"] is None and np.isfinite(r["metric"]) for r in results["runs"])
-    assert not out.with_name("mixture.json.tmp").exists()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["mixture.json", "mixture.json.lock"]
 
 
 def test_sweep_refuses_bad_arguments(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown"):
-        sweep(1, TINY, 1, tmp_path / "x.json", configurations=["max/sum"])
+        sweep(1, TINY, tmp_path / "x.json", configurations=["max/sum"])
     with pytest.raises(ValueError, match="runs"):
-        sweep(0, TINY, 1, tmp_path / "x.json")
+        sweep(0, TINY, tmp_path / "x.json")
     with pytest.raises(ValueError, match="jobs"):
-        sweep(1, TINY, 0, tmp_path / "x.json")
+        sweep(1, TINY, tmp_path / "x.json", engine=Engine(jobs=0))
     assert not (tmp_path / "x.json").exists()
 
 

@@ -15,6 +15,7 @@ import trimesh
 
 import setfuncs as sf
 from setfuncs.equivariant import Equivariant
+from setfuncs.experiments.engine import Engine
 from setfuncs.experiments.pointcloud import (BUDGETS, FULL, MEDIUM, QUICK, Budget, Data, PointCloudClassifier,
                                              accuracy_curves, evaluation_sizes, format_table, load_results,
                                              milestones, paper_rows, points_per_test_cloud, pointcloud_table,
@@ -136,14 +137,15 @@ def test_a_modelnet_folder_runs_end_to_end(tmp_path: Path) -> None:
 
 def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     out = tmp_path / "sub" / "pointcloud.json"
-    sweep(1, TINY, 1, out, Data(), configurations=["max/max", "r-sum/r-sum"], progress=False)
+    sweep(1, TINY, out, ["max/max", "r-sum/r-sum"], Data(), Engine(jobs=1), progress=False)
     results = json.loads(out.read_text())
     for key in ("command", "cwd", "budget", "budget_parameters", "seeds", "versions", "hardware", "started",
                 "finished", "wall_seconds", "configurations", "seed_scheme", "data", "preprocessing", "model",
                 "optimizer", "evaluation"):
         assert results[key] is not None, key
     assert "git_commit" in results and results["experiment"] == "point_cloud_classification"
-    assert results["complete"] is True and results["budget"] == "tiny" and results["jobs"] == 1
+    assert results["complete"] is True and results["budget"] == "tiny"
+    assert results["identity"]["data"] == "shapes"
     assert results["data"]["name"] == "shapes" and results["data"]["classes"] == 12
     assert (results["data"]["train_clouds"], results["data"]["test_clouds"]) == (24, 24)
     assert (results["data"]["train_points"], results["data"]["test_points"]) == (40, 1000)
@@ -151,7 +153,7 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     assert set(results["versions"]) >= {"setfuncs", "torch", "numpy", "trimesh", "python"}
     assert sorted(r["spec"] for r in results["runs"]) == ["max/max", "r-sum/r-sum"]
     assert all(r["error"] is None and 0 <= r["accuracy"] <= 1 for r in results["runs"])
-    assert not out.with_name("pointcloud.json.tmp").exists()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["pointcloud.json", "pointcloud.json.lock"]
 
     rows = pointcloud_table(load_results(out), PAPER)
     assert [r["spec"] for r in rows] == ["max/max", "r-sum/r-sum"] and all(r["runs"] == 1 for r in rows)
@@ -164,15 +166,13 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
 def test_table2_tasks_and_sweep_refusals(tmp_path: Path) -> None:
     specs, tasks = table2_tasks(2, TINY, Data())
     assert specs == list(sf.TABLE2_SPECS) and len(tasks) == 20
-    assert [t[1] for t in tasks] == [0] * 10 + [1] * 10 and tasks[0] == ("max/max", 0, TINY, Data())
-    with pytest.raises(ValueError, match="unknown or no columns"):
-        sweep(1, TINY, 1, tmp_path / "x.json", configurations=["mean/mean"])
+    assert [t.seed for t in tasks] == [0] * 10 + [1] * 10 and tasks[0].args == ("max/max", 0, TINY, Data())
+    with pytest.raises(ValueError, match="unknown or no configurations"):
+        sweep(1, TINY, tmp_path / "x.json", configurations=["mean/mean"])
     with pytest.raises(ValueError, match="runs"):
-        sweep(0, TINY, 1, tmp_path / "x.json")
-    with pytest.raises(ValueError, match="jobs"):
-        sweep(1, TINY, 0, tmp_path / "x.json")
+        sweep(0, TINY, tmp_path / "x.json")
     with pytest.raises(ValueError, match="point-cloud Budget"):
-        sweep(1, TrainingBudget("x", 1, 1, 1e-3, 1.0, 4, 1, 1, 1), 1, tmp_path / "x.json")
+        sweep(1, TrainingBudget("x", 1, 1, 1e-3, 1.0, 4, 1, 1, 1), tmp_path / "x.json")
     assert not (tmp_path / "x.json").exists()
 
 

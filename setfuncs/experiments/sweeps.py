@@ -1,40 +1,26 @@
-"""What every experiment's sweep shares: tasks seed by seed, worker processes, a results file that
-is rewritten after every run, and the provenance written beside the runs.
+"""What every experiment's sweep shares: the configurations, budgets, seeds, training of one
+configuration, and the tasks of a sweep, seed by seed.
 
-An experiment module supplies ``run_one(setting, equivariant, final, seed, budget) -> dict`` (a
-module-level function, so spawned workers can import it) and its own provenance fields;
-:func:`run_sweep` does the rest. A task is any tuple of ``run_one``'s arguments: the circle and
-mixture sweeps pass :func:`configuration_tasks`, the point-cloud sweep ``(spec, seed, budget, data)``.
+An experiment module supplies ``run_one(*task.args) -> dict`` (a module-level function, so Dask
+workers can import it) and its own provenance fields; :func:`setfuncs.experiments.engine.run_sweep`
+runs the :class:`Task` list on a Dask cluster and writes the results file. The circle and mixture
+sweeps pass :func:`configuration_tasks`, the point-cloud and attention sweeps build theirs with
+:func:`seed_by_seed`.
 """
 
 from __future__ import annotations
 
-import json
-import multiprocessing
-import os
-import platform
-import subprocess
-import sys
-import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
-from functools import partial
-from importlib.metadata import version
-from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple, Sequence
 
-import numpy as np
 import torch
 from torch import Tensor
-from tqdm.auto import tqdm
 
 from setfuncs.model import DeepSet
 from setfuncs.train import Batch, fit
 
 __all__ = ["SETTINGS", "AGGREGATIONS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget", "all_configurations", "spec_of",
-           "make_deep_set", "train_configuration", "positive_int", "configuration_tasks", "git_commit", "cpu_model",
-           "environment", "sweep_provenance", "write_atomically", "run_sweep"]
+           "make_deep_set", "train_configuration", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -44,8 +30,20 @@ AGGREGATIONS = ("mean", "max", "lse")
 TRAIN_SEED = 1_000_000
 #: Seed of every test set.
 TEST_SEED = 2019
-#: One run: ``(setting, equivariant, final, seed, budget)``.
-Task = tuple[str, str, str, int, Any]
+
+
+class Task(NamedTuple):
+    """One run of a sweep: the model ``spec`` (e.g. ``"r-lse/max"``), the ``seed``, and the arguments
+    of the experiment's ``run_one``."""
+
+    spec: str
+    seed: int
+    args: tuple
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """``(spec, seed)``: what a results file records of a run, and what a resumed sweep skips."""
+        return self.spec, self.seed
 
 
 @dataclass(frozen=True)
@@ -131,140 +129,26 @@ def positive_int(name: str, value: object) -> int:
     return value
 
 
-def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None
-                        ) -> tuple[list[str], list[Task]]:
-    """The model specs to run and their tasks, seed by seed (all specs with seed 0 first, ...).
+def seed_by_seed(runs: int, specs: Sequence[str], known: Sequence[str], args: Callable[[str, int], tuple]
+                 ) -> tuple[list[str], list[Task]]:
+    """The specs to run and their tasks, seed by seed: every spec with seed 0 first, then seed 1, ...,
+    so an interrupted sweep holds about equally many runs of every configuration.
 
-    ``configurations``: specs such as ``"r-lse/max"``; None: all 36 of
-    :func:`all_configurations`. An interrupted sweep then holds about equally many runs of every
-    configuration.
+    ``specs`` must be a non-empty subset of ``known``; ``args(spec, seed)`` gives ``run_one``'s arguments.
     """
     positive_int("runs", runs)
-    known = {spec_of(*c): c for c in all_configurations()}
-    specs = list(known) if configurations is None else list(configurations)
+    specs = list(specs)
     unknown = [s for s in specs if s not in known]
     if unknown or not specs:
         raise ValueError(f"unknown or no configurations {unknown}; choose among {list(known)}")
-    return specs, [(*known[s], seed, budget) for seed in range(runs) for s in specs]
+    return specs, [Task(spec, seed, args(spec, seed)) for seed in range(runs) for spec in specs]
 
 
-def git_commit() -> str | None:
-    """The checked-out commit of this package's repository, ``-dirty`` if files were changed (None outside git)."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        done = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=40"],
-                              capture_output=True, text=True, check=False)
-    except FileNotFoundError:  # git is not installed
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def cpu_model() -> str | None:
-    """The CPU's model name from ``/proc/cpuinfo`` (None where there is none)."""
-    cpuinfo = Path("/proc/cpuinfo")
-    if not cpuinfo.exists():
-        return None
-    for line in cpuinfo.read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return None
-
-
-def environment(**versions: str) -> dict:
-    """Command line, working directory, git commit, package versions (plus ``versions``) and hardware."""
-    import setfuncs
-
-    return {
-        "command": list(sys.argv),
-        "cwd": os.getcwd(),
-        "git_commit": git_commit(),
-        "versions": {"setfuncs": setfuncs.__version__, "torch": torch.__version__,
-                     "numpy": np.__version__, **versions, "tqdm": version("tqdm"),
-                     "python": platform.python_version()},
-        "hardware": {"machine": platform.machine(), "processor": platform.processor(),
-                     "cpu_model": cpu_model(), "cpu_count": os.cpu_count(),
-                     "platform": platform.platform(), "torch_threads_per_run": 1},
-    }
-
-
-
-def sweep_provenance(experiment: str, budget: Any, runs: int, specs: Sequence[str], seed_scheme: str,
-                     **versions: str) -> dict:
-    """What every sweep's file begins with: the ``experiment``, :func:`environment` (with the extra
-    ``versions``), the budget's name and fields, the seeds ``0 .. runs-1`` and how they are used,
-    and the configurations."""
-    return {"experiment": experiment, **environment(**versions), "budget": budget.name,
-            "budget_parameters": asdict(budget), "runs_per_configuration": runs, "seeds": list(range(runs)),
-            "seed_scheme": seed_scheme, "configurations": list(specs)}
-
-def write_atomically(path: Path, data: dict) -> None:
-    """Write ``data`` as JSON to ``path`` through a temporary file, so a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
-
-
-def _worker_init() -> None:
-    torch.set_num_threads(1)
-
-
-def _call(run_one: Callable[..., dict], task: Task) -> dict:
-    return run_one(*task)
-
-
-def _results_in_process(run_one: Callable[..., dict], tasks: list[Task]) -> Iterator[dict]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        for task in tasks:
-            yield run_one(*task)
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _results_in_pool(run_one: Callable[..., dict], tasks: list[Task], jobs: int) -> Iterator[dict]:
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
-        pending: set[Future] = {pool.submit(partial(_call, run_one), task) for task in tasks}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
-
-
-def run_sweep(run_one: Callable[..., dict], tasks: Sequence[tuple], jobs: int, out_path: str | os.PathLike,
-              header: dict, progress: bool = True, desc: str = "sweep") -> dict:
-    """Run every task and write ``header`` plus the runs to one JSON file.
-
-    Args:
-        run_one: a module-level function ``run_one(*task) -> dict`` (a JSON-friendly record).
-        tasks: the argument tuples of ``run_one``, e.g. from :func:`configuration_tasks` (picklable
-            when ``jobs > 1``).
-        jobs: worker processes (spawned, one torch thread each); 1 runs in this process.
-        out_path: the JSON file; rewritten atomically after every finished run with
-            ``"complete": false``, and at the end with ``"complete": true``.
-        header: the provenance (e.g. :func:`environment` plus the experiment's own fields).
-        progress: a tqdm bar over runs, labelled ``desc``.
-
-    Returns the written results: ``header`` plus ``started, finished, wall_seconds, complete``
-    and ``runs`` (in order of completion).
-    """
-    positive_int("jobs", jobs)
-    path = Path(out_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    results = {**header, "jobs": jobs,
-               "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-               "finished": None, "wall_seconds": None, "complete": False, "runs": []}
-    write_atomically(path, results)
-    stream = _results_in_process(run_one, tasks) if jobs == 1 else _results_in_pool(run_one, tasks, jobs)
-    with tqdm(total=len(tasks), desc=desc, unit="run", disable=not progress) as bar:
-        for record in stream:
-            results["runs"].append(record)
-            results["wall_seconds"] = time.perf_counter() - start
-            write_atomically(path, results)
-            bar.update()
-    results.update(finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                   wall_seconds=time.perf_counter() - start, complete=True)
-    write_atomically(path, results)
-    return results
+def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None
+                        ) -> tuple[list[str], list[Task]]:
+    """The model specs to run and their tasks ``(setting, equivariant, final, seed, budget)``, seed by
+    seed (:func:`seed_by_seed`). ``configurations``: specs such as ``"r-lse/max"``; None: all 36 of
+    :func:`all_configurations`."""
+    known = {spec_of(*c): c for c in all_configurations()}
+    return seed_by_seed(runs, list(known) if configurations is None else configurations, list(known),
+                        lambda spec, seed: (*known[spec], seed, budget))

@@ -4,8 +4,12 @@ Multi-digit canvases (``canvas``) and particle populations sampled from them (``
 the spatial transformer (``transformer``); the image and set-based localisers (``localisers``);
 Attend-Infer-Repeat and its ELBO (``air``); training (``train``), evaluation at several population
 sizes (``evaluate``), the budgets (``budget``), the sweep (``sweep``), the table and the paper's
-findings (``table``) and Figure 4 (``plots``). Command line: ``python -m setfuncs.experiments.attention``.
+findings (``table``) and Figure 4 (``plots``, imported on first use: it needs matplotlib, which a
+sweep on a headless node does not). Command line: ``python -m setfuncs.experiments.attention``.
 """
+
+from importlib import import_module
+from typing import Any
 
 from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR, Inference, gaussian_kl
 from .budget import BUDGETS, FULL, MEDIUM, POPULATION_SIZES, QUICK, Budget
@@ -14,7 +18,6 @@ from .canvas import (CANVAS_SIZE, DIGIT_SIZES, MAX_DIGITS, MNIST_URL, Canvases, 
 from .evaluate import box_iou, evaluate_at, evaluate_model
 from .localisers import IMAGE, ImageLocaliser, SetLocaliser, localiser_parameters, make_localiser
 from .particles import pixel_probabilities, sample_particles
-from .plots import box_samples, plot_boxes, plot_elbo_curves
 from .sweep import DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, load_data, run_one, sweep, train_model
 from .table import (attention_table, elbo_curves, findings, format_findings, format_table, load_results,
                     mean_over_runs)
@@ -30,3 +33,12 @@ __all__ = ["AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_PRIOR", "Inference"
            "load_data", "run_one", "sweep", "train_model", "attention_table", "elbo_curves", "findings",
            "format_findings", "format_table", "load_results", "mean_over_runs", "make_air", "train_air", "glimpse",
            "inverse_theta", "place", "where_to_boxes", "where_to_theta"]
+
+#: Names of :mod:`.plots`, imported on first use.
+_PLOTS = ("box_samples", "plot_boxes", "plot_elbo_curves")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PLOTS:
+        return getattr(import_module(".plots", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

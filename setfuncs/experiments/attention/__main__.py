@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..cli import add_sweep_command, existing_file, load_checked, report_sweep
+from ..cli import add_sweep_command, engine_of, existing_file, load_checked, run_sweep_command
 from .budget import BUDGETS
 from .canvas import MNIST_URL
 from .sweep import DATA_SETS, SPECS, Data, sweep
@@ -64,9 +64,9 @@ def main(argv: list[str] | None = None) -> None:
     main_parser = parser()
     args = main_parser.parse_args(argv)
     if args.command == "sweep":
-        results = sweep(args.runs, BUDGETS[args.budget], args.jobs, args.out, _data(args, main_parser),
-                        args.configurations, progress=not args.no_progress)
-        report_sweep(results, args.out)
+        data, engine = _data(args, main_parser), engine_of(args, main_parser)
+        run_sweep_command(lambda: sweep(args.runs, BUDGETS[args.budget], args.out, args.configurations, data,
+                                        engine, args.restart, progress=not args.no_progress), args.out)
         return
     results = load_checked(load_results, args.results)
     params = results["budget_parameters"]

@@ -37,7 +37,9 @@ import torch
 
 from setfuncs.model import parameter_count
 
-from ..sweeps import TEST_SEED, TRAIN_SEED, positive_int, run_sweep, sweep_provenance
+from ..engine import Engine, run_sweep
+from ..provenance import sweep_identity, sweep_provenance
+from ..sweeps import TEST_SEED, TRAIN_SEED, Task, seed_by_seed
 from .air import LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
 from .budget import Budget
 from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_mnist_idx, make_canvases
@@ -130,14 +132,9 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
 
 
 def attention_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None
-                    ) -> tuple[list[str], list[tuple]]:
+                    ) -> tuple[list[str], list[Task]]:
     """The configurations and their tasks ``(spec, seed, budget, data)``, seed by seed."""
-    positive_int("runs", runs)
-    columns = list(SPECS if specs is None else specs)
-    unknown = [s for s in columns if s not in SPECS]
-    if unknown or not columns:
-        raise ValueError(f"unknown or no configurations {unknown}; choose among {list(SPECS)}")
-    return columns, [(spec, seed, budget, data) for seed in range(runs) for spec in columns]
+    return seed_by_seed(runs, SPECS if specs is None else specs, SPECS, lambda spec, seed: (spec, seed, budget, data))
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
@@ -171,13 +168,14 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
     }
 
 
-def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike, data: Data = Data(),
-          configurations: Sequence[str] | None = None, progress: bool = True) -> dict:
-    """Train ``runs`` seeds of every configuration (default: all of :data:`SPECS`) and write one JSON file
-    (see :func:`setfuncs.experiments.sweeps.run_sweep`)."""
+def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
+          data: Data = Data(), engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
+    """Train ``runs`` seeds of every configuration (default: all of :data:`SPECS`) on ``engine`` and write
+    one JSON file, resuming an earlier sitting's (see :func:`setfuncs.experiments.engine.run_sweep`)."""
     if not isinstance(budget, Budget):
         raise ValueError(f"budget must be a spatial-attention Budget (QUICK, MEDIUM, FULL or your own), got "
                          f"{type(budget).__name__}")
     specs, tasks = attention_tasks(runs, budget, data, configurations)
-    return run_sweep(run_one, tasks, jobs, out_path, provenance(budget, runs, specs, data), progress,
-                     desc="spatial-attention sweep")
+    header = provenance(budget, runs, specs, data)
+    return run_sweep(run_one, tasks, out_path, header, sweep_identity(header, data=data.name), engine, restart,
+                     progress, desc="spatial-attention sweep")

@@ -47,8 +47,10 @@ from torch import Tensor
 
 import setfuncs as sf
 
-from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, run_sweep,
-                      spec_of, sweep_provenance, train_configuration)
+from ..engine import Engine, run_sweep
+from ..provenance import sweep_identity, sweep_provenance
+from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, spec_of,
+                      train_configuration)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, test_set
 
 __all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
@@ -159,8 +161,8 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     }
 
 
-def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike,
-          configurations: Sequence[str] | None = None, progress: bool = True) -> dict:
+def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
+          engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
     """Train ``runs`` seeds (``0 .. runs-1``) of every configuration and write one JSON file.
 
     Runs are submitted seed by seed (every configuration with seed 0 first, then seed 1, ...), so
@@ -169,15 +171,18 @@ def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike,
     Args:
         runs: runs per configuration (the paper: 20).
         budget: :data:`QUICK`, :data:`FULL` or a custom :class:`Budget`.
-        jobs: worker processes (spawned, one torch thread each); 1 runs in this process.
-        out_path: the JSON file; rewritten atomically after every finished run with
-            ``"complete": false``, and at the end with ``"complete": true``.
+        out_path: the JSON file, written after every finished run; an earlier sitting's file of
+            the same budget is resumed (its runs kept, only the missing ones run).
         configurations: model specs to run (e.g. ``["max/max", "r-lse/r-lse"]``); None: all 36.
+        engine: where the runs train (:class:`~setfuncs.experiments.engine.Engine`: a local Dask
+            cluster of ``jobs`` worker processes by default, or a running scheduler).
+        restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.
         progress: a tqdm bar over runs.
 
-    Returns the written results: :func:`provenance` plus ``started, finished, wall_seconds,
-    complete`` and ``runs`` (records of :func:`run_one`, in order of completion).
+    Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
+    plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
     specs, tasks = configuration_tasks(runs, budget, configurations)
-    return run_sweep(run_one, tasks, jobs, out_path, provenance(budget, runs, specs), progress,
+    header = provenance(budget, runs, specs)
+    return run_sweep(run_one, tasks, out_path, header, sweep_identity(header), engine, restart, progress,
                      desc="circle sweep")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import add_sweep_command, existing_file, load_checked, positive_int, report_sweep
+from ..cli import add_sweep_command, engine_of, existing_file, load_checked, positive_int, run_sweep_command
 from .sweep import BUDGETS, sweep
 from .table import by_population_size, format_table, load_results, mixture_table, paper_findings
 
@@ -44,11 +44,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser().parse_args(argv)
+    main_parser = parser()
+    args = main_parser.parse_args(argv)
     if args.command == "sweep":
-        results = sweep(args.runs, BUDGETS[args.budget], args.jobs, args.out, args.configurations,
-                        progress=not args.no_progress)
-        report_sweep(results, args.out)
+        engine = engine_of(args, main_parser)
+        run_sweep_command(lambda: sweep(args.runs, BUDGETS[args.budget], args.out, args.configurations, engine,
+                                        args.restart, progress=not args.no_progress), args.out)
         return
     results = load_checked(load_results, args.results)
     print("metric = log p_EM(w) - log p_model(w) at n = 100 (negative: EM is outperformed)")

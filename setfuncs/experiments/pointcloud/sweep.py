@@ -40,7 +40,9 @@ import torch
 import setfuncs as sf
 from setfuncs.model import parameter_count, parse_spec
 
-from ..sweeps import TEST_SEED, TRAIN_SEED, positive_int, run_sweep, sweep_provenance
+from ..engine import Engine, run_sweep
+from ..provenance import sweep_identity, sweep_provenance
+from ..sweeps import TEST_SEED, TRAIN_SEED, Task, seed_by_seed
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
 from .evaluate import accuracy_by_population_size
 from .model import PointCloudClassifier
@@ -154,15 +156,11 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
 
 
 def table2_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None
-                 ) -> tuple[list[str], list[tuple]]:
+                 ) -> tuple[list[str], list[Task]]:
     """The columns to run and their tasks ``(spec, seed, budget, data)``, seed by seed (every
     column with seed 0 first, ...), so an interrupted sweep holds about equally many runs of each."""
-    positive_int("runs", runs)
-    columns = list(sf.TABLE2_SPECS if specs is None else specs)
-    unknown = [s for s in columns if s not in sf.TABLE2_SPECS]
-    if unknown or not columns:
-        raise ValueError(f"unknown or no columns {unknown}; choose among Table 2's {list(sf.TABLE2_SPECS)}")
-    return columns, [(spec, seed, budget, data) for seed in range(runs) for spec in columns]
+    return seed_by_seed(runs, sf.TABLE2_SPECS if specs is None else specs, sf.TABLE2_SPECS,
+                        lambda spec, seed: (spec, seed, budget, data))
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
@@ -200,27 +198,30 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
     }
 
 
-def sweep(runs: int, budget: Budget, jobs: int, out_path: str | os.PathLike, data: Data = Data(),
-          configurations: Sequence[str] | None = None, progress: bool = True) -> dict:
+def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
+          data: Data = Data(), engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
     """Train ``runs`` seeds (``0 .. runs-1``) of every Table 2 column and write one JSON file.
 
     Args:
         runs: runs per column.
         budget: :data:`~setfuncs.experiments.pointcloud.budget.QUICK`, ``MEDIUM``, ``FULL`` or a
             custom :class:`~setfuncs.experiments.pointcloud.budget.Budget`.
-        jobs: worker processes (spawned, one torch thread each); 1 runs in this process.
-        out_path: the JSON file; rewritten atomically after every finished run with
-            ``"complete": false``, and at the end with ``"complete": true``.
-        data: the clouds (:class:`Data`; default the offline shapes).
+        out_path: the JSON file, written after every finished run; an earlier sitting's file of
+            the same budget and data is resumed (its runs kept, only the missing ones run).
         configurations: Table 2 specs to run (e.g. ``["max/max", "max/r-lse"]``); None: all ten.
+        data: the clouds (:class:`Data`; default the offline shapes).
+        engine: where the runs train (:class:`~setfuncs.experiments.engine.Engine`: a local Dask
+            cluster of ``jobs`` worker processes by default, or a running scheduler).
+        restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.
         progress: a tqdm bar over runs.
 
-    Returns the written results: :func:`provenance` plus ``started, finished, wall_seconds,
-    complete`` and ``runs`` (records of :func:`run_one`, in order of completion).
+    Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
+    plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
     if not isinstance(budget, Budget):
         raise ValueError(f"budget must be a point-cloud Budget (QUICK, MEDIUM, FULL or your own), got "
                          f"{type(budget).__name__}")
     specs, tasks = table2_tasks(runs, budget, data, configurations)
-    return run_sweep(run_one, tasks, jobs, out_path, provenance(budget, runs, specs, data), progress,
-                     desc="point-cloud sweep")
+    header = provenance(budget, runs, specs, data)
+    return run_sweep(run_one, tasks, out_path, header, sweep_identity(header, data=data.name), engine, restart,
+                     progress, desc="point-cloud sweep")

@@ -1,0 +1,83 @@
+"""Where a sweep's numbers came from: the command, the git commit, versions, hardware, budget and seeds.
+
+Every results file begins with :func:`sweep_provenance` (plus the experiment's own descriptions of
+its data, model and metric) and carries :func:`sweep_identity`, the fields another sitting of the
+same sweep must share before it may add runs to the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from dataclasses import asdict
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+__all__ = ["git_commit", "cpu_model", "environment", "sweep_provenance", "sweep_identity"]
+
+
+@lru_cache(maxsize=1)
+def git_commit() -> str | None:
+    """The checked-out commit of this package's repository, ``-dirty`` if files were changed (None outside git)."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        done = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=40"],
+                              capture_output=True, text=True, check=False)
+    except FileNotFoundError:  # git is not installed
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def cpu_model() -> str | None:
+    """The CPU's model name from ``/proc/cpuinfo`` (None where there is none)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        return None
+    for line in cpuinfo.read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def environment(**versions: str) -> dict:
+    """Command line, working directory, git commit, package versions (plus ``versions``) and hardware."""
+    import setfuncs
+
+    return {
+        "command": list(sys.argv),
+        "cwd": os.getcwd(),
+        "git_commit": git_commit(),
+        "versions": {"setfuncs": setfuncs.__version__, "torch": torch.__version__,
+                     "numpy": np.__version__, **versions, "tqdm": version("tqdm"),
+                     "dask": version("dask"), "distributed": version("distributed"),
+                     "python": platform.python_version()},
+        "hardware": {"machine": platform.machine(), "processor": platform.processor(),
+                     "cpu_model": cpu_model(), "cpu_count": os.cpu_count(),
+                     "platform": platform.platform(), "torch_threads_per_run": 1},
+    }
+
+
+def sweep_provenance(experiment: str, budget: Any, runs: int, specs: Sequence[str], seed_scheme: str,
+                     **versions: str) -> dict:
+    """What every sweep's file begins with: the ``experiment``, :func:`environment` (with the extra
+    ``versions``), the budget's name and fields, the seeds ``0 .. runs-1`` and how they are used,
+    and the configurations."""
+    return {"experiment": experiment, **environment(**versions), "budget": budget.name,
+            "budget_parameters": asdict(budget), "runs_per_configuration": runs, "seeds": list(range(runs)),
+            "seed_scheme": seed_scheme, "configurations": list(specs)}
+
+
+def sweep_identity(header: dict, **extra: Any) -> dict:
+    """What two sittings of one sweep must share to write into the same file: the experiment, the
+    budget's name and every one of its parameters (as JSON stores them), and ``extra`` (e.g. the
+    data set's name)."""
+    return json.loads(json.dumps({"experiment": header["experiment"], "budget": header["budget"],
+                                  "budget_parameters": header["budget_parameters"], **extra}))

@@ -1,0 +1,46 @@
+"""Module-level ``run_one`` functions for the sweep-engine tests: Dask workers import them by name.
+
+Each takes ``(spec, seed, *extra)`` and returns a record ``{"spec", "seed", "value", "error"}``, or
+fails the way its name says.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+
+def record(spec: str, seed: int) -> dict:
+    """A run that succeeds at once."""
+    return {"spec": spec, "seed": seed, "value": 10 * seed + len(spec), "error": None}
+
+
+def slow(spec: str, seed: int, seconds: float) -> dict:
+    """A run that takes ``seconds``."""
+    time.sleep(seconds)
+    return record(spec, seed)
+
+
+def raises_for(spec: str, seed: int, bad: str) -> dict:
+    """A run that raises for the spec ``bad``."""
+    if spec == bad:
+        raise RuntimeError(f"a run of {spec} broke on purpose")
+    return record(spec, seed)
+
+
+def dies_once(spec: str, seed: int, marker: str) -> dict:
+    """The first attempt of spec ``"die"`` kills its own worker (SIGKILL, as the OOM killer does);
+    later attempts succeed. ``marker`` is a file that records the first attempt."""
+    if spec == "die" and not Path(marker).exists():
+        Path(marker).write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return record(spec, seed)
+
+
+def always_dies(spec: str, seed: int) -> dict:
+    """Spec ``"die"`` kills its worker at every attempt."""
+    if spec == "die":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return record(spec, seed)

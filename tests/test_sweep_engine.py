@@ -1,0 +1,391 @@
+"""The sweep engine (Dask): end to end, resumable, locked, atomic, fault-tolerant, headless.
+
+Probe runs (``tests/sweep_tasks.py``) exercise :func:`~setfuncs.experiments.engine.run_sweep` with
+runs that succeed, raise, or kill their worker; the circle experiment's command line is driven in
+a subprocess for what a user does: a quick sweep, Ctrl-C, the same command again, a second sweep on
+a locked file, a file of another budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+import sweep_tasks
+from setfuncs.experiments import engine as engine_module
+from setfuncs.experiments.engine import Engine, SweepInterrupted, run_sweep
+from setfuncs.experiments.resultsfile import (SweepFile, SweepFileError, SweepLocked, SweepWriteError, backup_path,
+                                              differences)
+from setfuncs.experiments.sweeps import Task
+
+ROOT = Path(__file__).resolve().parents[1]
+IDENTITY = {"experiment": "probe", "budget": "tiny", "budget_parameters": {"steps": 1}}
+
+
+def header(specs: list[str], runs: int) -> dict:
+    return {**IDENTITY, "configurations": specs, "seeds": list(range(runs)), "runs_per_configuration": runs,
+            "command": ["probe"], "git_commit": None}
+
+
+def tasks(specs: list[str], runs: int, *extra: object) -> list[Task]:
+    return [Task(spec, seed, (spec, seed, *extra)) for seed in range(runs) for spec in specs]
+
+
+def probe_sweep(run_one, out: Path, specs: list[str], runs: int, *extra: object, jobs: int = 2, **options) -> dict:
+    return run_sweep(run_one, tasks(specs, runs, *extra), out, header(specs, runs), IDENTITY, Engine(jobs=jobs),
+                     progress=False, **options)
+
+
+def live_children() -> list[psutil.Process]:
+    """This process's descendants that still run (not zombies; not multiprocessing's resource tracker)."""
+    alive = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "resource_tracker" not in " ".join(child.cmdline()):
+                alive.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return alive
+
+
+@pytest.fixture(autouse=True)
+def no_orphans():
+    """Every test leaves no worker process behind."""
+    yield
+    deadline = time.monotonic() + 10
+    while live_children() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert live_children() == []
+
+
+def circle_command(out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "setfuncs.experiments.circle", "sweep", "--budget", "quick", "--runs", "2",
+            "--configurations", "max/max", "mean/mean", "lse/lse", "--jobs", "2", "--no-progress",
+            "--out", str(out), *extra]
+
+
+def runs_in(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["runs"] if path.exists() else []
+
+
+# --- end to end -----------------------------------------------------------------------------------
+
+def test_a_quick_sweep_on_a_two_worker_local_cluster(tmp_path: Path) -> None:
+    out = tmp_path / "circle.json"
+    done = subprocess.run(circle_command(out), capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"6 runs in" in done.stdout and "6 new, 0 kept, 0 failed" in done.stdout
+    results = json.loads(out.read_text())
+    assert results["complete"] is True and results["identity"]["experiment"] == "minimal_enclosing_circle"
+    assert {(r["spec"], r["seed"]) for r in results["runs"]} == {
+        (spec, seed) for spec in ("max/max", "mean/mean", "lse/lse") for seed in (0, 1)}
+    (sitting,) = results["sittings"]
+    assert sitting["engine"].startswith("dask ") and sitting["engine"].endswith("LocalCluster(2)")
+    assert sitting["ended"] == "complete" and sitting["device"] == "cpu"
+    assert all(r["provenance"]["engine"] == sitting["engine"] and r["worker"]["pid"] != os.getpid()
+               for r in results["runs"])
+    assert all(r["error"] is None and r["mse"] > 0 for r in results["runs"])
+
+
+def test_runs_start_seed_by_seed(tmp_path: Path) -> None:
+    specs = ["a", "b", "c"]
+    results = probe_sweep(sweep_tasks.record, tmp_path / "p.json", specs, 3, jobs=1)
+    assert [(r["spec"], r["seed"]) for r in results["runs"]] == [t.key for t in tasks(specs, 3)]
+
+
+def test_a_running_scheduler_can_take_the_runs(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as cluster:
+        engine = Engine(scheduler=cluster.scheduler_address)
+        results = run_sweep(sweep_tasks.record, tasks(["a", "b"], 2), tmp_path / "p.json", header(["a", "b"], 2),
+                            IDENTITY, engine, progress=False)
+    assert results["complete"] and len(results["runs"]) == 4
+    assert results["sittings"][0]["engine"].endswith(f"scheduler {cluster.scheduler_address}")
+
+
+# --- resumable, never destructive --------------------------------------------------------------------
+
+def test_an_interrupted_sweep_resumes_with_its_runs_unchanged(tmp_path: Path) -> None:
+    out = tmp_path / "circle.json"
+    command = circle_command(out)
+    sweep = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    deadline = time.monotonic() + 240
+    while len(runs_in(out)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert 2 <= len(runs_in(out)) < 6, "the sweep should be interrupted midway"
+    pressed = time.monotonic()
+    os.killpg(sweep.pid, signal.SIGINT)                    # Ctrl-C in a terminal reaches the whole group
+    _, stderr = sweep.communicate(timeout=60)
+    assert time.monotonic() - pressed < 15 and sweep.returncode == 130, stderr
+    before = runs_in(out)
+    assert f"kept {len(before)} of 6 runs in {out}; run the same command to resume" in stderr
+    assert "Traceback" not in stderr
+    group = [p for p in psutil.process_iter(["status"]) if _in_group(p, sweep.pid)]
+    assert group == [], "no worker outlives an interrupted sweep"
+
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(out.read_text())
+    assert results["complete"] is True and len(results["runs"]) == 6
+    assert [json.dumps(r, indent=1) for r in results["runs"][:len(before)]] == [json.dumps(r, indent=1)
+                                                                                for r in before]
+    first, second = results["sittings"]
+    assert first["ended"] == "interrupted" and second["ended"] == "complete"
+    assert second["kept_runs"] == len(before) and second["runs_added"] == 6 - len(before)
+    assert results["wall_seconds"] == pytest.approx(first["wall_seconds"] + second["wall_seconds"])
+
+
+def _in_group(process: psutil.Process, group: int) -> bool:
+    try:
+        return os.getpgid(process.pid) == group and process.status() != psutil.STATUS_ZOMBIE
+    except (ProcessLookupError, psutil.NoSuchProcess):
+        return False
+
+
+def test_a_resumed_sweep_adds_seeds_and_keeps_what_it_has(tmp_path: Path) -> None:
+    out = tmp_path / "p.json"
+    first = probe_sweep(sweep_tasks.record, out, ["a", "b"], 1)
+    second = probe_sweep(sweep_tasks.record, out, ["a", "b", "c"], 2)
+    assert second["runs"][:2] == first["runs"] and len(second["runs"]) == 6
+    assert second["configurations"] == ["a", "b", "c"] and second["seeds"] == [0, 1]
+    assert second["sittings"][1]["kept_runs"] == 2 and second["sittings"][1]["runs_added"] == 4
+    third = probe_sweep(sweep_tasks.record, out, ["a"], 1)             # nothing to run, nothing lost
+    assert third["runs"] == second["runs"] and third["sittings"][2]["ended"] == "nothing to run"
+    assert third["complete"] is True
+
+
+def test_a_file_of_another_experiment_or_budget_is_refused_naming_it(tmp_path: Path) -> None:
+    out = tmp_path / "p.json"
+    probe_sweep(sweep_tasks.record, out, ["a"], 1)
+    written = out.read_bytes()
+    other_budget = {**IDENTITY, "budget_parameters": {"steps": 2}}
+    with pytest.raises(SweepFileError) as refused:
+        run_sweep(sweep_tasks.record, tasks(["a"], 1), out, header(["a"], 1), other_budget, Engine(jobs=1),
+                  progress=False)
+    message = str(refused.value)
+    assert str(out) in message and "budget_parameters.steps: 1 in the file, 2 in this sweep" in message
+    assert "--restart" in message and out.read_bytes() == written
+    with pytest.raises(SweepFileError, match="experiment: 'probe' in the file, 'other' in this sweep"):
+        run_sweep(sweep_tasks.record, tasks(["a"], 1), out, header(["a"], 1), {**IDENTITY, "experiment": "other"},
+                  Engine(jobs=1), progress=False)
+    for text in ('{"runs": [', "\xff\xfe", '{"experiment": "probe", "runs": []}', "[1, 2]"):
+        broken = tmp_path / "broken.json"
+        broken.write_bytes(text.encode("latin-1"))
+        with pytest.raises(SweepFileError, match=f"{broken}.*left as it is.*--restart"):
+            probe_sweep(sweep_tasks.record, broken, ["a"], 1)
+        assert broken.read_bytes() == text.encode("latin-1")
+
+
+def test_the_command_line_refuses_a_file_of_another_budget(tmp_path: Path) -> None:
+    out = tmp_path / "circle.json"
+    probe_sweep(sweep_tasks.record, out, ["a"], 1)
+    done = subprocess.run(circle_command(out), capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and f"error: {out} holds runs of another sweep" in done.stderr
+    assert "experiment: 'probe' in the file, 'minimal_enclosing_circle' in this sweep" in done.stderr
+
+
+def test_restart_moves_the_old_file_aside_and_never_deletes_it(tmp_path: Path) -> None:
+    out = tmp_path / "p.json"
+    probe_sweep(sweep_tasks.record, out, ["a"], 1)
+    old = out.read_bytes()
+    results = probe_sweep(sweep_tasks.record, out, ["b"], 1, restart=True)
+    (backup,) = tmp_path.glob("p.json.*.bak")
+    assert backup.read_bytes() == old and results["sittings"][0]["restarted_from"] == str(backup)
+    assert [r["spec"] for r in results["runs"]] == ["b"] and len(results["sittings"]) == 1
+    assert backup_path(out) != backup                           # a second restart in the same second
+    assert backup_path(out).name.startswith("p.json.")
+
+
+# --- one writer, atomic, locked ------------------------------------------------------------------------
+
+def test_a_second_sweep_on_a_locked_file_is_refused_with_the_writers_pid(tmp_path: Path) -> None:
+    out = tmp_path / "circle.json"
+    with SweepFile(out, IDENTITY):
+        done = subprocess.run(circle_command(out), capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        with pytest.raises(SweepLocked, match=f"pid {os.getpid()} on "):
+            with SweepFile(out, IDENTITY):
+                pass
+    assert done.returncode == 2
+    assert f"{out} is being written by another sweep (pid {os.getpid()} on " in done.stderr
+    assert not out.exists()
+    with SweepFile(out, IDENTITY) as file:                    # released: the next sweep may write
+        assert file.previous is None
+
+
+def test_a_write_is_atomic_and_leaves_no_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "p.json"
+    with SweepFile(out, IDENTITY) as file:
+        file.write({"identity": IDENTITY, "runs": [1]})
+        out.chmod(0o640)
+        file.write({"identity": IDENTITY, "runs": [1, 2]})
+        assert oct(out.stat().st_mode & 0o777) == "0o640"
+        monkeypatch.setattr(os, "replace", lambda *a: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+        with pytest.raises(SweepWriteError, match=f"cannot write {out}: No space left on device"):
+            file.write({"identity": IDENTITY, "runs": [1, 2, 3]})
+    assert json.loads(out.read_text())["runs"] == [1, 2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "p.json.lock"]
+
+
+def test_an_unwritable_out_fails_before_any_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_cluster(engine):
+        raise AssertionError("no run may start when the results file cannot be written")
+
+    monkeypatch.setattr(engine_module, "_cluster", no_cluster)
+    with pytest.raises(SweepWriteError, match="proc"):
+        probe_sweep(sweep_tasks.record, Path("/proc/setfuncs-sweep/p.json"), ["a"], 1)
+    full = tmp_path / "full.json"
+    monkeypatch.setattr(SweepFile, "write", _failing_write(after=0))
+    with pytest.raises(SweepWriteError, match="No space left"):
+        probe_sweep(sweep_tasks.record, full, ["a"], 1)
+
+
+def _failing_write(after: int):
+    """A SweepFile.write that works ``after`` times, then fails as a full disk does."""
+    calls = {"n": 0}
+    real = SweepFile.write
+
+    def write(self, results: dict) -> None:
+        calls["n"] += 1
+        if calls["n"] > after:
+            raise SweepWriteError(28, f"cannot write {self.path}: No space left on device")
+        real(self, results)
+
+    return write
+
+
+def test_a_disk_that_fills_mid_sweep_keeps_every_run_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "p.json"
+    monkeypatch.setattr(SweepFile, "write", _failing_write(after=4))     # the header twice, then two runs
+    with pytest.raises(SweepWriteError, match="No space left"):
+        probe_sweep(sweep_tasks.slow, out, ["a", "b", "c"], 2, 0.3)
+    assert len(runs_in(out)) == 2
+
+
+# --- faults ---------------------------------------------------------------------------------------------
+
+def test_a_run_that_raises_is_recorded_and_the_others_complete(tmp_path: Path) -> None:
+    out = tmp_path / "p.json"
+    results = probe_sweep(sweep_tasks.raises_for, out, ["a", "b", "c"], 2, "b")
+    failed = [r for r in results["runs"] if "failure" in r]
+    assert sorted((r["spec"], r["seed"]) for r in failed) == [("b", 0), ("b", 1)]
+    assert all(r["error"] == "RuntimeError: a run of b broke on purpose" and r["failure"]["kind"] == "raised"
+               and "raises_for" in r["failure"]["traceback"] for r in failed)
+    assert sum("failure" not in r for r in results["runs"]) == 4
+    assert results["complete"] is False and results["sittings"][0]["ended"] == "runs failed"
+    retried = probe_sweep(sweep_tasks.record, out, ["a", "b", "c"], 2)    # the next sitting retries them
+    assert retried["complete"] is True and not any("failure" in r for r in retried["runs"])
+    assert retried["sittings"][1]["runs_added"] == 2
+
+
+def test_the_command_line_exits_non_zero_when_a_run_failed(tmp_path: Path, monkeypatch, capsys) -> None:
+    from setfuncs.experiments.cli import run_sweep_command
+
+    out = tmp_path / "p.json"
+    with pytest.raises(SystemExit) as stopped:
+        run_sweep_command(lambda: probe_sweep(sweep_tasks.raises_for, out, ["a", "b"], 1, "b"), out)
+    assert stopped.value.code == 1
+    assert f"1 run failed; the errors and tracebacks are in {out}. Run the same command to retry it." in capsys.readouterr().err
+
+
+def test_a_killed_worker_is_replaced_and_its_run_retried(tmp_path: Path) -> None:
+    marker = tmp_path / "killed"
+    results = probe_sweep(sweep_tasks.dies_once, tmp_path / "p.json", ["a", "die", "b"], 1, str(marker))
+    assert results["complete"] is True and not any("failure" in r for r in results["runs"])
+    run = next(r for r in results["runs"] if r["spec"] == "die")
+    assert marker.exists() and run["worker"]["pid"] != int(marker.read_text())
+
+
+def test_a_run_whose_workers_keep_dying_is_recorded_after_two_retries(tmp_path: Path) -> None:
+    results = probe_sweep(sweep_tasks.always_dies, tmp_path / "p.json", ["a", "die"], 1)
+    (failed,) = [r for r in results["runs"] if "failure" in r]
+    assert failed["spec"] == "die" and failed["failure"]["kind"] == "worker died"
+    assert "KilledWorker" in failed["error"] and "3 different workers" in failed["error"]
+    assert results["complete"] is False
+
+
+def test_ctrl_c_in_process_raises_sweep_interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "p.json"
+    real = SweepFile.write
+    calls = {"n": 0}
+
+    def write_then_interrupt(self, results: dict) -> None:
+        real(self, results)
+        calls["n"] += 1
+        if calls["n"] == 3:                                  # after the first run is written
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(SweepFile, "write", write_then_interrupt)
+    with pytest.raises(SweepInterrupted) as stop:
+        probe_sweep(sweep_tasks.slow, out, ["a", "b", "c"], 2, 0.5)
+    assert (stop.value.kept, stop.value.total) == (1, 6)
+    assert str(stop.value) == f"kept 1 of 6 runs in {out}; run the same command to resume"
+    assert json.loads(out.read_text())["sittings"][0]["ended"] == "interrupted"
+
+
+# --- options -----------------------------------------------------------------------------------------------
+
+def test_the_device_option_is_checked_and_recorded(tmp_path: Path) -> None:
+    for bad in ("gpu", "cuda:x", "CPU"):
+        with pytest.raises(ValueError, match="cpu, cuda, cuda:N or auto"):
+            Engine(device=bad)
+    for later in ("cuda", "cuda:1"):
+        with pytest.raises(ValueError, match="CPU only"):
+            Engine(device=later)
+    results = run_sweep(sweep_tasks.record, tasks(["a"], 1), tmp_path / "p.json", header(["a"], 1), IDENTITY,
+                        Engine(jobs=1, device="auto"), progress=False)
+    assert results["sittings"][0]["device_requested"] == "auto" and results["runs"][0]["provenance"]["device"] == "cpu"
+    with pytest.raises(ValueError, match="jobs"):
+        Engine(jobs=0)
+
+
+def test_the_command_line_options(tmp_path: Path) -> None:
+    from setfuncs.experiments.circle.__main__ import main
+
+    for argv, message in ((["--jobs", "2", "--scheduler", "tcp://x:1"], "not allowed with argument"),
+                          (["--device", "gpu"], "--device: device must be cpu, cuda, cuda:N or auto")):
+        done = subprocess.run([sys.executable, "-m", "setfuncs.experiments.circle", "sweep", "--budget", "quick",
+                               "--runs", "1", "--out", str(tmp_path / "x.json"), *argv],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and message in done.stderr
+    assert not (tmp_path / "x.json").exists()
+    assert callable(main)
+
+
+def test_differences_name_every_field_that_differs() -> None:
+    assert differences({"a": 1, "b": {"c": 2}}, {"a": 1, "b": {"c": 3}, "d": 4}) == [
+        "b.c: 3 in the file, 2 in this sweep", "d: 4 in the file, missing in this sweep"]
+    assert differences({"a": [1]}, {"a": [1]}) == []
+
+
+# --- headless -------------------------------------------------------------------------------------------
+
+def test_setfuncs_and_every_sweep_path_import_without_the_notebook_stack(tmp_path: Path) -> None:
+    code = """
+import sys
+sys.modules["ipywidgets"] = None          # makes `import ipywidgets` fail, as on a node without it
+sys.modules["matplotlib"] = None
+import setfuncs
+import setfuncs.experiments.engine, setfuncs.experiments.cli
+from setfuncs.experiments import attention, circle, mixture, pointcloud
+from setfuncs.experiments.circle import Budget, run_one
+tiny = Budget("tiny", steps=3, batch=4, lr=1e-2, clip=1.0, hidden=4, equivariant_layers=1, recurrent_steps=1,
+              test_size=8, test_population_sizes=(20,))
+assert run_one("plain/plain", "max", "max", 0, tiny)["error"] is None
+print("headless ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0 and "headless ok" in done.stdout, done.stderr
+    blocked = subprocess.run([sys.executable, "-c", 'import sys; sys.modules["matplotlib"] = None\n'
+                              "import setfuncs as sf\nsf.widgets"], capture_output=True, text=True, timeout=120)
+    assert blocked.returncode != 0 and "matplotlib" in blocked.stderr       # imported where it is used
