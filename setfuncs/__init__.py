@@ -14,10 +14,10 @@ from types import ModuleType
 
 
 from .equivariant import DeepSetsEquivariant, Equivariant
-from .isomorphic import SumIsomorphic, lse_as_sum, mean_as_sum, power_mean_as_sum
+from .isomorphic import SumIsomorphic, lme_as_sum, lse_as_sum, mean_as_sum, power_mean_as_sum
 from .learnable import QueryAggregation, ReadProcessWrite, RecurrentAggregation
 from .model import DeepSet, parse_spec
-from .plain import (Aggregation, LogSumExp, Max, Mean, Median, Min, PowerMean, Quantile,
+from .plain import (Aggregation, LogMeanExp, LogSumExp, Max, Mean, Median, Min, PowerMean, Quantile,
                     SoftmaxWeightedSum, Sum)
 from .population import check_population, pad_populations
 from .registry import aggregation, spec_names
@@ -30,8 +30,8 @@ TABLE2_SPECS = ("max/max", "max/r-lse", "max/r-sum", "max/q-max", "max/q-sum", "
                 "max/r-max", "r-max/r-max", "r-lse/r-lse", "q-sum/q-sum")
 
 __all__ = [
-    "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "Quantile", "Median", "PowerMean",
-    "SoftmaxWeightedSum", "SumIsomorphic", "mean_as_sum", "lse_as_sum", "power_mean_as_sum",
+    "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "LogMeanExp", "Quantile", "Median", "PowerMean",
+    "SoftmaxWeightedSum", "SumIsomorphic", "mean_as_sum", "lse_as_sum", "lme_as_sum", "power_mean_as_sum",
     "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite", "Equivariant",
     "DeepSetsEquivariant", "DeepSet", "parse_spec", "aggregation", "spec_names",
     "check_population", "pad_populations", "TABLE2_SPECS", "widgets",

@@ -6,9 +6,10 @@ hold for :math:`\alpha_g` as well. Examples (derived in the book's chapter *Sum 
 
 * mean: :math:`g^{-1}(x) = (x, 1)`, :math:`g(s, n) = s / n`;
 * logsumexp: :math:`g^{-1} = \exp`, :math:`g = \ln`;
+* log-mean-exp: :math:`g^{-1}(x) = (e^x, 1)`, :math:`g(s, n) = \ln(s / n)`;
 * power mean: :math:`g^{-1}(x) = (x^p, 1)`, :math:`g(s, n) = (s / n)^{1/p}`.
 
-For the mean and the power means, ``g`` is only a left inverse of ``g_inv`` (``g(s, n) = s / n``
+For the mean, log-mean-exp and the power means, ``g`` is only a left inverse of ``g_inv`` (``g(s, n) = s / n``
 forgets ``n``): every :math:`\alpha_g`-decomposition is a sum decomposition, but the converse
 needs a fixed population size (the mean cannot tell ``{x}`` from ``{x, x}``).
 
@@ -25,7 +26,7 @@ from torch import Tensor
 
 from .plain import Aggregation, zero_padding
 
-__all__ = ["SumIsomorphic", "mean_as_sum", "lse_as_sum", "power_mean_as_sum"]
+__all__ = ["SumIsomorphic", "mean_as_sum", "lse_as_sum", "lme_as_sum", "power_mean_as_sum"]
 
 
 class SumIsomorphic(Aggregation):
@@ -70,6 +71,16 @@ def lse_as_sum() -> SumIsomorphic:
     :class:`setfuncs.plain.LogSumExp` uses the max-shifted form.
     """
     return SumIsomorphic(torch.log, torch.exp)
+
+
+def lme_as_sum() -> SumIsomorphic:
+    r"""Log-mean-exp as a sum: :math:`g^{-1}(x) = (e^x, 1)`, :math:`g(s, n) = \ln(s/n)`.
+
+    For a fixed ``n``, :math:`g(s) = \ln(s / n)` is invertible and log-mean-exp is sum-isomorphic
+    like logsumexp; across sizes ``g`` forgets ``n``, as the mean's does. Numerically naive (see
+    :func:`lse_as_sum`).
+    """
+    return SumIsomorphic(lambda s: torch.log(_divide_by_last(s)), lambda x: _append_one(torch.exp(x)))
 
 
 def power_mean_as_sum(p: float) -> SumIsomorphic:

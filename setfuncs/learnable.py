@@ -22,8 +22,18 @@ The default ``normalize`` keeps the weighted reduce on the scale of the plain on
 ``softmax-n`` (``N`` times the softmax: weights average to one) for every other reduce, so that
 uniform attention gives back the plain aggregation. With plain softmax weights, ``lse`` would
 read :math:`\ln\sum_i e^{w_i m_i} \approx \ln N + \frac{1}{N}\sum_i w_i m_i`: a signal that
-shrinks like ``1/N`` (a Deep Set with ``r-lse`` and softmax stayed at the constant predictor in
-our tests where ``softmax-n`` learned).
+shrinks like ``1/N``.
+
+**Weighting.** The paper reduces the weighted particles, :math:`\operatorname{reduce}(\{w_i m_i\})`
+(``weighting="multiply"``, the default). A weight of 0 then turns a particle into the value 0, not
+into nothing: :math:`\max(\{0 \cdot m_1, \dots\})` is at least 0 however negative the other
+particles are, and :math:`\operatorname{L\Sigma E}` still counts :math:`e^0 = 1` for it. For the
+log-semiring reduces (``lse``, ``lme``, ``max``), ``weighting="log"`` adds the log-weights instead,
+:math:`\operatorname{reduce}(\{m_i + \ln w_i\})`: for ``lse`` this is
+:math:`\ln \sum_i w_i e^{m_i}`, for ``lme`` with softmax weights
+:math:`\ln \sum_i \operatorname{softmax}_i e^{m_i}` (an attention-weighted log-mean-exp), and a
+weight of 0 removes the particle (:math:`\ln 0 = -\infty`). The log-weights are computed directly
+(``log_softmax``, ``logsigmoid``), never as the log of a rounded weight.
 """
 
 from __future__ import annotations
@@ -33,17 +43,22 @@ import math
 import torch
 from torch import Tensor, nn
 
-from .plain import Aggregation, LogSumExp, Max, Mean, Median, Min, Sum, finite_padding, zero_padding
+from .plain import Aggregation, LogMeanExp, LogSumExp, Max, Mean, Median, Min, Sum, finite_padding, zero_padding
 from .population import particle_counts
 
-__all__ = ["REDUCES", "NORMALIZES", "default_normalize", "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
+__all__ = ["REDUCES", "NORMALIZES", "WEIGHTINGS", "LOG_WEIGHTED", "default_normalize", "log_normalize",
+           "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
 
 #: Plain aggregations a learnable aggregation can wrap as its ``reduce``.
 REDUCES: dict[str, type[Aggregation]] = {
-    "sum": Sum, "mean": Mean, "max": Max, "min": Min, "lse": LogSumExp, "median": Median,
+    "sum": Sum, "mean": Mean, "max": Max, "min": Min, "lse": LogSumExp, "lme": LogMeanExp, "median": Median,
 }
 #: Equivariant ``normalize`` maps of the attention logits ``[B, N]``.
 NORMALIZES = ("softmax", "softmax-n", "sigmoid", "identity")
+#: How the weights enter the reduce: the paper's ``reduce({w_i m_i})``, or ``reduce({m_i + ln w_i})``.
+WEIGHTINGS = ("multiply", "log")
+#: The reduces for which ``weighting="log"`` is defined.
+LOG_WEIGHTED = ("lse", "lme", "max")
 
 
 def default_normalize(reduce: str) -> str:
@@ -63,10 +78,21 @@ def normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
     return zero_padding(weights.unsqueeze(-1), mask).squeeze(-1)
 
 
-class _AttentionRead(Aggregation):
-    """Shared plumbing: one read of the population with a query, ``a = reduce({w_i m_i})``."""
+def log_normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
+    """The logarithm of :func:`normalize`'s weights, computed directly (``-inf`` on padding)."""
+    if kind in ("softmax", "softmax-n"):
+        log_w = zero_padding(logits.unsqueeze(-1), mask, -math.inf).squeeze(-1).log_softmax(dim=1)
+        return log_w if kind == "softmax" else log_w + particle_counts(logits.unsqueeze(-1), mask).log()
+    if kind == "sigmoid":
+        return zero_padding(nn.functional.logsigmoid(logits).unsqueeze(-1), mask, -math.inf).squeeze(-1)
+    raise ValueError(f"weighting='log' needs positive weights: normalize softmax, softmax-n or sigmoid, not {kind!r}")
 
-    def __init__(self, features: int, reduce: str, normalize: str | None) -> None:
+
+class _AttentionRead(Aggregation):
+    """Shared plumbing: one read of the population with a query, ``a = reduce({w_i m_i})`` (or
+    ``reduce({m_i + ln w_i})`` with ``weighting="log"``)."""
+
+    def __init__(self, features: int, reduce: str, normalize: str | None, weighting: str = "multiply") -> None:
         if not isinstance(features, int) or features < 1:
             raise ValueError(f"a learnable aggregation needs features=<number of features D>, got {features!r}")
         super().__init__(features)
@@ -75,13 +101,22 @@ class _AttentionRead(Aggregation):
         normalize = default_normalize(reduce) if normalize is None else normalize
         if normalize not in NORMALIZES:
             raise ValueError(f"unknown normalize {normalize!r}; choose one of {list(NORMALIZES)}")
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"unknown weighting {weighting!r}; choose one of {list(WEIGHTINGS)}")
+        if weighting == "log" and (reduce not in LOG_WEIGHTED or normalize == "identity"):
+            raise ValueError(f"weighting='log' adds ln w_i to the particles, which suits the reduces "
+                             f"{list(LOG_WEIGHTED)} with positive weights (not normalize='identity'); got "
+                             f"reduce={reduce!r}, normalize={normalize!r}")
         self.reducer = REDUCES[reduce]()
-        self.reduce_name, self.normalize_name = reduce, normalize
+        self.reduce_name, self.normalize_name, self.weighting = reduce, normalize, weighting
         self.scale = 1.0 / math.sqrt(features)
 
     def read(self, m: Tensor, mask: Tensor | None, query: Tensor) -> tuple[Tensor, Tensor]:
         """One read: returns the result ``a_t: [B, D]`` and the weights ``w_t: [B, N]``."""
         logits = torch.bmm(m, query.unsqueeze(-1)).squeeze(-1) * self.scale
+        if self.weighting == "log":
+            log_w = log_normalize(logits, mask, self.normalize_name)
+            return self.reducer.reduce(m + log_w.unsqueeze(-1), mask), log_w.exp()
         weights = normalize(logits, mask, self.normalize_name)
         return self.reducer.weighted(m, weights, mask), weights
 
@@ -93,15 +128,17 @@ class _AttentionRead(Aggregation):
         raise NotImplementedError
 
     def extra_repr(self) -> str:
-        return f"features={self.features}, reduce={self.reduce_name}, normalize={self.normalize_name}"
+        weighting = "" if self.weighting == "multiply" else f", weighting={self.weighting}"
+        return f"features={self.features}, reduce={self.reduce_name}, normalize={self.normalize_name}{weighting}"
 
 
 class QueryAggregation(_AttentionRead):
     r"""Query aggregation: ``T = 1`` with a learned constant query :math:`q`,
     :math:`a = \operatorname{reduce}(\{\operatorname{normalize}(m_i^\top q/\sqrt{D})_i\, m_i\})`."""
 
-    def __init__(self, features: int, reduce: str = "sum", normalize: str | None = None) -> None:
-        super().__init__(features, reduce, normalize)
+    def __init__(self, features: int, reduce: str = "sum", normalize: str | None = None,
+                 weighting: str = "multiply") -> None:
+        super().__init__(features, reduce, normalize, weighting)
         self.query = nn.Parameter(torch.randn(features) / math.sqrt(features))
 
     def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
@@ -123,11 +160,13 @@ class RecurrentAggregation(_AttentionRead):
             or ``"identity"``; ``None`` picks :func:`default_normalize`.
         readout: ``"backward"`` — an LSTM over :math:`a_T, \dots, a_1`, its last state is the
             output (the paper's choice); ``"last"`` — :math:`a_T` (read-process-write).
+        weighting: ``"multiply"`` (the paper's :math:`\operatorname{reduce}(\{w_i m_i\})`) or
+            ``"log"`` (:math:`\operatorname{reduce}(\{m_i + \ln w_i\})`, for ``lse``, ``lme``, ``max``).
     """
 
     def __init__(self, features: int, steps: int = 3, reduce: str = "lse", normalize: str | None = None,
-                 readout: str = "backward") -> None:
-        super().__init__(features, reduce, normalize)
+                 readout: str = "backward", weighting: str = "multiply") -> None:
+        super().__init__(features, reduce, normalize, weighting)
         if not isinstance(steps, int) or steps < 1:
             raise ValueError(f"steps must be a positive int, got {steps!r}")
         if readout not in ("backward", "last"):

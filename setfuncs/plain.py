@@ -21,7 +21,7 @@ from torch import Tensor, nn
 from .population import check_population, particle_counts
 
 __all__ = [
-    "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "Quantile", "Median", "PowerMean",
+    "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "LogMeanExp", "Quantile", "Median", "PowerMean",
     "SoftmaxWeightedSum", "finite_padding", "masked_sum", "weighted_sum", "zero_padding",
 ]
 
@@ -161,6 +161,25 @@ class LogSumExp(Aggregation):
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
         return torch.logsumexp(zero_padding(x, mask, -math.inf), dim=1)
+
+
+class LogMeanExp(Aggregation):
+    r"""Log-mean-exp, :math:`\operatorname{LME}(X)_d = \ln rac{1}{n} \sum_i \exp x_{i,d}
+    = \operatorname{L\Sigma E}(X)_d - \ln n`, ``n`` the real particles of each population.
+
+    Not in the paper: the book's centred logsumexp (chapter *Logsumexp between max and sum*).
+    ``n`` identical particles give that particle back (no :math:`\ln n` offset), and
+    :math:`\operatorname{mean}(X) \le \operatorname{LME}(X) \le \max(X)` (Jensen's inequality and
+    :math:`rac{1}{n}\sum_i e^{x_i} \le e^{\max X}`). For a fixed ``n`` it is sum-isomorphic with
+    :math:`g(s) = \ln(s / n)`, :math:`g^{-1} = \exp`; across sizes it is a function of the pair
+    :math:`(\sum_i e^{x_i}, n)`, as the mean is of :math:`(\sum_i x_i, n)`
+    (:func:`~setfuncs.isomorphic.lme_as_sum`). Inside an equivariant layer
+    :math:`x_i - \operatorname{LME}(X)` stays of order one where :math:`x_i - \operatorname{L\Sigma E}(X)`
+    is shifted by about :math:`-\ln n`.
+    """
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        return LogSumExp().reduce(x, mask) - particle_counts(x, mask).log()
 
 
 class Quantile(Aggregation):

@@ -1,21 +1,21 @@
 """Aggregations by name, in the notation of the paper's Table 2.
 
-``"sum" "mean" "max" "min" "lse" "median"`` (plus ``"quantile"``, ``"pmean"``, ``"softmax"``,
-which take a parameter) are plain; ``"q-<reduce>"`` is a query aggregation and ``"r-<reduce>"`` a
+``"sum" "mean" "max" "min" "lse" "lme" "median"`` (plus ``"quantile"``, ``"pmean"``, ``"softmax"``,
+which take a parameter) are plain (``"lme"``, log-mean-exp, is the book's, not the paper's); ``"q-<reduce>"`` is a query aggregation and ``"r-<reduce>"`` a
 recurrent aggregation wrapping the plain ``<reduce>``; ``"rpw"`` is read-process-write.
 """
 
 from __future__ import annotations
 
 from .learnable import REDUCES, QueryAggregation, ReadProcessWrite, RecurrentAggregation
-from .plain import (Aggregation, LogSumExp, Max, Mean, Median, Min, PowerMean, Quantile,
+from .plain import (Aggregation, LogMeanExp, LogSumExp, Max, Mean, Median, Min, PowerMean, Quantile,
                     SoftmaxWeightedSum, Sum)
 
 __all__ = ["PLAIN", "aggregation", "spec_names"]
 
 #: Plain aggregations by name; the last three need a parameter (q, p, temperature).
 PLAIN: dict[str, type[Aggregation]] = {
-    "sum": Sum, "mean": Mean, "max": Max, "min": Min, "lse": LogSumExp, "median": Median,
+    "sum": Sum, "mean": Mean, "max": Max, "min": Min, "lse": LogSumExp, "lme": LogMeanExp, "median": Median,
     "quantile": Quantile, "pmean": PowerMean, "softmax": SoftmaxWeightedSum,
 }
 

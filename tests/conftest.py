@@ -42,14 +42,19 @@ AGGREGATIONS: list[AggregationCase] = (
         AggregationCase("q-mean-identity", lambda d: sf.aggregation("q-mean", features=d, normalize="identity")),
         AggregationCase("iso-mean", lambda d: sf.mean_as_sum()),
         AggregationCase("iso-lse", lambda d: sf.lse_as_sum()),
+        AggregationCase("iso-lme", lambda d: sf.lme_as_sum()),
+        AggregationCase("r-lme-log", lambda d: sf.aggregation("r-lme", features=d, weighting="log")),
+        AggregationCase("r-lse-log-sigmoid", lambda d: sf.aggregation("r-lse", features=d, weighting="log",
+                                                                      normalize="sigmoid")),
+        AggregationCase("q-max-log", lambda d: sf.aggregation("q-max", features=d, weighting="log")),
         AggregationCase("iso-pmean-3", lambda d: sf.power_mean_as_sum(3.0), positive=True),
     ]
 )
 
 #: The paper's model specs: Table 2 (point clouds) and the 3x3 grid of sections 4.1-4.2 in all four
-#: plain/recurrent settings.
-MODEL_SPECS: list[str] = sorted(set(sf.TABLE2_SPECS) | {
-    f"{pe}{e}/{pf}{f}" for e in ("mean", "max", "lse") for f in ("mean", "max", "lse")
+#: plain/recurrent settings; and the book's with log-mean-exp (lme) in place of LSE.
+MODEL_SPECS: list[str] = sorted(set(sf.TABLE2_SPECS) | {"max/r-lme", "r-lme/r-lme"} | {
+    f"{pe}{e}/{pf}{f}" for e in ("mean", "max", "lse", "lme") for f in ("mean", "max", "lse", "lme")
     for pe in ("", "r-") for pf in ("", "r-")})
 
 

@@ -1,5 +1,6 @@
 """The limits of logsumexp (section 3.1): max on large ranges, near-linear on small ones, and
-diminishing returns ln N + x for N identical particles."""
+diminishing returns ln N + x for N identical particles; and log-mean-exp, LSE - ln N, which keeps
+N identical particles at x and lies between the mean and the max."""
 
 from __future__ import annotations
 
@@ -49,3 +50,21 @@ def test_gradient_is_softmax(data) -> None:
     LSE(x, mask).sum().backward()
     logits = x.detach() if mask is None else x.detach().masked_fill(~mask.unsqueeze(-1), -math.inf)
     torch.testing.assert_close(x.grad, logits.softmax(dim=1))
+
+
+LME = sf.aggregation("lme")
+
+
+@given(n=st.integers(1, 10_000), value=st.floats(-50, 50))
+def test_lme_of_identical_particles_is_that_particle(n: int, value: float) -> None:
+    x = torch.full((1, n, 1), value, dtype=torch.float64)
+    torch.testing.assert_close(LME(x), torch.tensor([[value]], dtype=torch.float64))
+
+
+@given(data=st.data())
+def test_lme_lies_between_mean_and_max_and_is_lse_minus_log_n(data) -> None:
+    x, mask = data.draw(populations())
+    n = x.shape[1] if mask is None else mask.sum(1, keepdim=True).double()
+    value = LME(x, mask)
+    assert (sf.Mean()(x, mask) <= value + 1e-12).all() and (value <= sf.Max()(x, mask) + 1e-12).all()
+    torch.testing.assert_close(value, LSE(x, mask) - torch.log(torch.as_tensor(n, dtype=torch.float64)))

@@ -13,6 +13,7 @@ from conftest import populations
 PAIRS = [
     ("mean", sf.mean_as_sum, sf.Mean, False),
     ("lse", sf.lse_as_sum, sf.LogSumExp, False),
+    ("lme", sf.lme_as_sum, sf.LogMeanExp, False),
     ("pmean-2", lambda: sf.power_mean_as_sum(2.0), lambda: sf.PowerMean(2.0), True),
     ("pmean--1.5", lambda: sf.power_mean_as_sum(-1.5), lambda: sf.PowerMean(-1.5), True),
 ]
@@ -53,3 +54,26 @@ def test_geometric_mean_is_not_a_power() -> None:
         assert "geometric mean" in str(err)
     else:
         raise AssertionError("power_mean_as_sum(0) must raise")
+
+
+@given(data=st.data())
+def test_lme_across_sizes_is_a_function_of_the_pair_sum_exp_and_count(data) -> None:
+    """LME(X u Y) = ln((n_X e^LME(X) + n_Y e^LME(Y)) / (n_X + n_Y)): across population sizes
+    log-mean-exp composes through the pair (sum of e^x, n), as the mean does through (sum of x, n)."""
+    x, _ = data.draw(populations(masked=False))
+    y, _ = data.draw(populations(masked=False, max_d=1))
+    y = y[:1].expand(x.shape[0], -1, x.shape[-1]).contiguous()
+    nx, ny = x.shape[1], y.shape[1]
+    lme = sf.LogMeanExp()
+    union = lme(torch.cat([x, y], dim=1))
+    composed = torch.log((nx * lme(x).exp() + ny * lme(y).exp()) / (nx + ny))
+    torch.testing.assert_close(union, composed, rtol=1e-9, atol=1e-9)
+
+
+def test_lme_alone_cannot_count_multiplicities() -> None:
+    """With g(s) = ln(s / n) fixed, LME is sum-isomorphic; across sizes {x} and {x, x} share one value,
+    so no rho can recover the count from LME alone (logsumexp tells them apart by ln 2)."""
+    one, two = torch.tensor([[[0.7]]], dtype=torch.float64), torch.tensor([[[0.7], [0.7]]], dtype=torch.float64)
+    torch.testing.assert_close(sf.LogMeanExp()(one), sf.LogMeanExp()(two), rtol=1e-15, atol=1e-15)
+    torch.testing.assert_close(sf.LogSumExp()(two) - sf.LogSumExp()(one),
+                               torch.tensor([[torch.log(torch.tensor(2.0, dtype=torch.float64))]]))
