@@ -12,6 +12,9 @@ final one, e.g. ``"max/max"`` (Zaheer et al.'s point-cloud model) or ``"r-lse/r-
 
 from __future__ import annotations
 
+from typing import Sequence
+
+import torch
 from torch import Tensor, nn
 
 from .equivariant import DeepSetsEquivariant, Equivariant, make_activation
@@ -19,7 +22,10 @@ from .plain import zero_padding
 from .population import check_population
 from .registry import aggregation
 
-__all__ = ["DeepSet", "parse_spec", "mlp", "parameter_count"]
+__all__ = ["DeepSet", "parse_spec", "mlp", "init_head", "HEAD_SCALE", "parameter_count"]
+
+#: How much :func:`init_head` shrinks the output layer's weights.
+HEAD_SCALE = 0.1
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -41,6 +47,31 @@ def mlp(sizes: list[int], activation: str = "tanh", dropout: float = 0.0, last_a
         if last_activation or i < len(sizes) - 2:
             layers.append(make_activation(activation))
     return nn.Sequential(*layers)
+
+
+def init_head(process: nn.Module, bias: Sequence[float] | Tensor, scale: float = HEAD_SCALE) -> None:
+    r"""Start a model's output at the data's marginal: the last linear layer of ``process`` gets the
+    bias ``bias`` and its weights multiplied by ``scale``, so :math:`r = W h + b pprox b` at step 0.
+
+    A regression head starts at the targets' mean, a distribution head at the parameters of the
+    best constant prediction (e.g. the Beta fitted to the marginal of the targets), a classifier at
+    the log class frequencies. An output layer of full-size random weights instead starts far from
+    any sensible prediction; with saturating activations (tanh) and aggregations whose outputs grow
+    with the population (LSE), the first steps can then drive the hidden units into saturation,
+    where the model collapses to a constant (chapter 9 measures it).
+    """
+    layers = [m for m in process.modules() if isinstance(m, nn.Linear)]
+    if not layers:
+        raise ValueError("init_head needs a module with a linear output layer")
+    last = layers[-1]
+    bias = torch.as_tensor(bias, dtype=last.bias.dtype)
+    if bias.shape != last.bias.shape:
+        raise ValueError(f"the output layer has {last.out_features} outputs; got a bias of shape {tuple(bias.shape)}")
+    if not bool(torch.isfinite(bias).all()) or not scale > 0:
+        raise ValueError(f"init_head needs a finite bias and a positive scale, got {bias.tolist()} and {scale}")
+    with torch.no_grad():
+        last.weight.mul_(scale)
+        last.bias.copy_(bias)
 
 
 def _learnable_kwargs(spec: str, steps: int, options: dict) -> dict:

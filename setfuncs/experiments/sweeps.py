@@ -16,16 +16,22 @@ from typing import Any, Callable, NamedTuple, Sequence
 import torch
 from torch import Tensor
 
-from setfuncs.model import DeepSet
+from setfuncs.model import DeepSet, init_head
 from setfuncs.train import Batch, fit
 
-__all__ = ["SETTINGS", "AGGREGATIONS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget", "all_configurations", "spec_of",
+__all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget",
+           "paper_configurations", "lme_configurations", "all_configurations", "in_variant", "spec_of",
            "make_deep_set", "train_configuration", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
 #: The plain aggregations of Section 4 (mean, max, LSE).
-AGGREGATIONS = ("mean", "max", "lse")
+PAPER_AGGREGATIONS = ("mean", "max", "lse")
+#: The paper's and the book's log-mean-exp (``lme`` = LSE - ln n), which every sweep runs beside LSE.
+AGGREGATIONS = ("mean", "max", "lse", "lme")
+#: Two readings of the paper's 3 x 3 grid: its own aggregations, and the same with LSE replaced by
+#: log-mean-exp. The mean/max configurations belong to both.
+VARIANTS = {"paper": ("mean", "max", "lse"), "lme": ("mean", "max", "lme")}
 #: Offset of the training-data seed from the run's seed (model init uses the seed itself).
 TRAIN_SEED = 1_000_000
 #: Seed of every test set.
@@ -80,9 +86,26 @@ class TrainingBudget:
             raise ValueError(f"Budget.lr and Budget.clip must be positive, got {self.lr}, {self.clip}")
 
 
+def paper_configurations() -> list[tuple[str, str, str]]:
+    """The paper's 36 configurations ``(setting, equivariant, final)``, e.g. ``("recurrent/plain", "lse", "max")``."""
+    return [(s, e, f) for s in SETTINGS for e in PAPER_AGGREGATIONS for f in PAPER_AGGREGATIONS]
+
+
+def lme_configurations() -> list[tuple[str, str, str]]:
+    """The 20 configurations of the paper that use LSE, with every LSE replaced by log-mean-exp."""
+    swap = {"lse": "lme"}
+    return [(s, swap.get(e, e), swap.get(f, f)) for s, e, f in paper_configurations() if "lse" in (e, f)]
+
+
 def all_configurations() -> list[tuple[str, str, str]]:
-    """The 36 configurations ``(setting, equivariant, final)``, e.g. ``("recurrent/plain", "lse", "max")``."""
-    return [(s, e, f) for s in SETTINGS for e in AGGREGATIONS for f in AGGREGATIONS]
+    """What a sweep runs by default: the paper's 36 configurations, then the 20 with log-mean-exp."""
+    return paper_configurations() + lme_configurations()
+
+
+def in_variant(run: dict, variant: str) -> bool:
+    """Whether a run's configuration belongs to the grid of ``variant`` (a key of :data:`VARIANTS`)."""
+    family = VARIANTS[variant]
+    return run["equivariant"] in family and run["final"] in family
 
 
 def spec_of(setting: str, equivariant: str, final: str) -> str:
@@ -97,25 +120,28 @@ def spec_of(setting: str, equivariant: str, final: str) -> str:
 
 
 def make_deep_set(setting: str, equivariant: str, final: str, budget: TrainingBudget,
-                  out_features: int) -> DeepSet:
-    """The Deep Set ``2 -> out_features`` of one configuration at ``budget``'s width, depth and reads."""
-    return DeepSet(2, out_features, spec_of(setting, equivariant, final), hidden=budget.hidden,
-                   equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps)
+                  head_bias: Sequence[float]) -> DeepSet:
+    """The Deep Set ``2 -> len(head_bias)`` of one configuration at ``budget``'s width, depth and
+    reads, its output layer started at the data's marginal (:func:`~setfuncs.model.init_head`)."""
+    model = DeepSet(2, len(head_bias), spec_of(setting, equivariant, final), hidden=budget.hidden,
+                    equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps)
+    init_head(model.process, head_bias)
+    return model
 
 
 def train_configuration(setting: str, equivariant: str, final: str, seed: int, budget: TrainingBudget,
-                        out_features: int, sampler: Callable[[torch.Generator], Callable[[], Batch]],
+                        head_bias: Sequence[float], sampler: Callable[[torch.Generator], Callable[[], Batch]],
                         loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True
                         ) -> tuple[DeepSet, list[float]]:
     """Train one configuration with one seed: the model (in eval mode) and its loss at every step.
 
-    The model (:func:`make_deep_set`) is initialised after ``torch.manual_seed(seed)``; the
-    training batches come from ``sampler(generator)`` with
+    The model (:func:`make_deep_set`, its output at ``head_bias``) is initialised after
+    ``torch.manual_seed(seed)``; the training batches come from ``sampler(generator)`` with
     ``generator = torch.Generator().manual_seed(TRAIN_SEED + seed)``, fresh at every Adam step.
     Raises FloatingPointError if the loss diverges.
     """
     torch.manual_seed(seed)
-    model = make_deep_set(setting, equivariant, final, budget, out_features)
+    model = make_deep_set(setting, equivariant, final, budget, head_bias)
     generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
     losses = fit(model, sampler(generator), loss, budget.steps, lr=budget.lr, clip=budget.clip,
                  progress=progress, desc=f"{spec_of(setting, equivariant, final)} seed {seed}")
@@ -147,8 +173,8 @@ def seed_by_seed(runs: int, specs: Sequence[str], known: Sequence[str], args: Ca
 def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None
                         ) -> tuple[list[str], list[Task]]:
     """The model specs to run and their tasks ``(setting, equivariant, final, seed, budget)``, seed by
-    seed (:func:`seed_by_seed`). ``configurations``: specs such as ``"r-lse/max"``; None: all 36 of
-    :func:`all_configurations`."""
+    seed (:func:`seed_by_seed`). ``configurations``: specs such as ``"r-lse/max"``; None: all 56 of
+    :func:`all_configurations` (the paper's 36 and the 20 with log-mean-exp)."""
     known = {spec_of(*c): c for c in all_configurations()}
     return seed_by_seed(runs, list(known) if configurations is None else configurations, list(known),
                         lambda spec, seed: (*known[spec], seed, budget))

@@ -2,8 +2,11 @@ r"""Runs and sweeps of the spatial-attention experiment (Figure 4 of the paper).
 
 **Configurations.** :data:`SPECS`: ``"image"``, the original AIR localiser (the baseline), and the
 set-based localiser with the plain aggregations ``mean``, ``max``, ``sum``, ``lse`` and the
-learnable ``q-sum``, ``r-sum``, ``r-lse``. All share every other part and hyper-parameter of a
-budget (:mod:`~setfuncs.experiments.attention.budget`).
+learnable ``q-sum``, ``r-sum``, ``r-lse``, and with log-mean-exp in place of LSE (``lme``,
+``r-lme``; not in the paper). All share every other part and hyper-parameter of a budget
+(:mod:`~setfuncs.experiments.attention.budget`). The localiser's output layer starts near the
+prior of :math:`z^\text{where}` and a likely presence
+(:class:`~setfuncs.experiments.attention.localisers.Localiser`).
 
 **Data.** :class:`Data` names the digits: ``"digits"`` (scikit-learn's, offline) or ``"mnist"``
 (an IDX image file at ``path``). The digits are split into training and test pools
@@ -14,8 +17,10 @@ canvases from the second with seed :data:`DATA_SEED` + 1.
 **A run** trains with set populations of ``budget.particles`` particles
 (:mod:`~setfuncs.experiments.attention.train`) and records the test ELBO, count accuracy and box
 IoU at every population size of ``budget.eval_sizes``
-(:mod:`~setfuncs.experiments.attention.evaluate`; once for the image localiser), the parameter
-counts of the whole model and of its localiser, and its timings.
+(:mod:`~setfuncs.experiments.attention.evaluate`: the same canvases at every size, several
+particle draws per canvas, the ELBO gains between sizes paired by canvas; once for the image
+localiser), whether it failed (collapsed, or counting at chance), the parameter counts of the
+whole model and of its localiser, and its timings.
 
 **Seeds.** Run ``seed`` initialises the model and the latents' noise after
 ``torch.manual_seed(seed)`` and draws its batches and particles from
@@ -43,15 +48,17 @@ from ..sweeps import TEST_SEED, TRAIN_SEED, Task, seed_by_seed
 from .air import LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
 from .budget import Budget
 from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_mnist_idx, make_canvases
-from .evaluate import evaluate_model
+from ..collapse import collapse_record
+from .evaluate import EVAL_DRAWS, evaluate_model
 from .localisers import IMAGE
 from .train import make_air, train_air
 
 __all__ = ["SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "Data", "load_data", "train_model",
            "run_one", "attention_tasks", "provenance", "sweep"]
 
-#: The set localisers' aggregations, plain ones first, then learnable ones.
-SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
+#: The set localisers' aggregations, plain ones first, then learnable ones, then the two with
+#: log-mean-exp in place of LSE (not in the paper).
+SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse", "lme", "r-lme")
 #: Every configuration of a sweep, the image baseline and then the set localisers.
 SPECS = (IMAGE,) + SET_SPECS
 #: The digit sources a sweep can use.
@@ -101,9 +108,14 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     Keys: ``spec, localiser`` (``"image"`` or ``"set"``), ``seed, data, parameters`` (whole model),
     ``localiser_parameters``, ``train_seconds, seconds_per_step``, ``initial_train_loss`` (mean of
     the first 20 steps) and ``final_train_loss`` (of the last 50; negative ELBO per pixel),
-    ``eval_seconds``, ``evaluation`` (``{"5": {"elbo", "count_accuracy", "box_iou"}, ...}``, or
-    ``{"image": {...}}``), ``elbo``, ``count_accuracy``, ``box_iou`` (at the training size, or the
-    image localiser's) and ``error`` (None, or the message of a diverged training).
+    ``eval_seconds``, ``evaluation`` (``{"5": {"elbo", "elbo_se", "count_accuracy", "box_iou"}, ...}``,
+    or ``{"image": {...}}``), ``elbo_gains`` (``{"5->20": {"mean", "se"}, ...}``, paired by canvas),
+    ``elbo``, ``count_accuracy``, ``box_iou`` (at the training size, or the image localiser's),
+    ``spread_ratio`` and ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` of the
+    first box's centre against the centre of the true boxes, canvases with a digit),
+    ``count_baseline`` (the share of the most frequent true count), ``failed`` (collapsed, or
+    counting no better than always guessing the most frequent count) and ``error`` (None, or the
+    message of a diverged training).
     """
     if spec not in SPECS:
         raise ValueError(f"unknown configuration {spec!r}; choose among {list(SPECS)}")
@@ -115,20 +127,29 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     except FloatingPointError as err:
         return {**record, "parameters": None, "localiser_parameters": None,
                 "train_seconds": time.perf_counter() - start, "seconds_per_step": None, "initial_train_loss": None,
-                "final_train_loss": None, "eval_seconds": None, "evaluation": None, "elbo": None,
-                "count_accuracy": None, "box_iou": None, "error": str(err)}
+                "final_train_loss": None, "eval_seconds": None, "evaluation": None, "elbo_gains": None,
+                "elbo": None, "count_accuracy": None, "box_iou": None, "spread_ratio": None, "collapsed": None,
+                "count_baseline": None, "failed": True, "error": str(err)}
     train_seconds = time.perf_counter() - start
     record.update(parameters=parameter_count(model), localiser_parameters=parameter_count(model.localiser),
                   train_seconds=train_seconds, seconds_per_step=train_seconds / budget.steps,
                   initial_train_loss=float(np.mean(losses[:20])), final_train_loss=float(np.mean(losses[-50:])))
     start = time.perf_counter()
-    evaluation = evaluate_model(model, test, budget.eval_sizes, TEST_SEED, budget.eval_batch)
-    main = evaluation["image" if spec == IMAGE else str(budget.particles)] if (
-        spec == IMAGE or str(budget.particles) in evaluation) else None
-    return {**record, "eval_seconds": time.perf_counter() - start, "evaluation": evaluation,
-            "elbo": None if main is None else main["elbo"],
-            "count_accuracy": None if main is None else main["count_accuracy"],
-            "box_iou": None if main is None else main["box_iou"], "error": None}
+    evaluation, gains, scores = evaluate_model(model, test, budget.eval_sizes, TEST_SEED, budget.eval_batch)
+    key = "image" if spec == IMAGE else str(budget.particles)
+    if key not in evaluation:
+        raise ValueError(f"the budget's eval_sizes {budget.eval_sizes} must include its training size "
+                         f"{budget.particles}, at which a run is scored")
+    main, canvases = evaluation[key], scores[key]
+    present = test.counts > 0
+    boxes = test.boxes[present]                                          # NaN rows past each count
+    true_centres = np.nanmean((boxes[..., :2] + boxes[..., 2:]) / 2, axis=1)
+    collapse = collapse_record(torch.from_numpy(canvases["first_centre"][present]), torch.from_numpy(true_centres))
+    baseline = float(np.bincount(test.counts).max() / len(test.counts))
+    return {**record, "eval_seconds": time.perf_counter() - start, "evaluation": evaluation, "elbo_gains": gains,
+            "elbo": main["elbo"], "count_accuracy": main["count_accuracy"], "box_iou": main["box_iou"],
+            **collapse, "count_baseline": baseline,
+            "failed": collapse["collapsed"] or main["count_accuracy"] <= baseline, "error": None}
 
 
 def attention_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None
@@ -164,7 +185,10 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
                       "steps": budget.steps, "loss": "negative ELBO per pixel"},
         "evaluation": {"sizes": list(budget.eval_sizes), "elbo": "mean over test canvases, nats per canvas",
                        "count_accuracy": "argmax_k q(N = k) == true count",
-                       "box_iou": "canvases with the right non-zero count: mean best IoU of each true box"},
+                       "box_iou": "every canvas with a true or predicted box: Hungarian matching of predicted "
+                                  "and true boxes, total IoU / max(true, predicted count)",
+                       "draws": f"{EVAL_DRAWS} particle and latent draws per canvas and size, averaged per canvas; "
+                                f"the same canvases at every size (paired ELBO gains)"},
     }
 
 

@@ -17,16 +17,17 @@ averages over test populations; the centre MSE is the mean *squared Euclidean di
 centres. This split matches the paper's Table 1, whose best MSE is the sum of its radius and
 centre columns up to rounding (e.g. 0.06 + 0.66 ~ 0.71); it is three times the training loss.
 
+**Configurations beyond the paper.** The 20 configurations with LSE run again with log-mean-exp
+in its place (:func:`~setfuncs.experiments.sweeps.lme_configurations`), 56 in all. Every model's
+output layer starts at the mean target (:func:`~setfuncs.experiments.circle.data.target_mean`,
+weights scaled by :data:`~setfuncs.model.HEAD_SCALE`), and every run records whether it
+collapsed (:mod:`~setfuncs.experiments.collapse`).
+
 **Budgets.** The paper does not give its training length, batch size or widths; :data:`QUICK`
-(a few seconds per run on one core) and :data:`FULL` (20,000 Adam steps, width 128) are our
-choices. All runs of one budget share them; runs differ only in their seed. Training time per run
-on one core of a 2-core AMD EPYC (one torch thread): QUICK 1.3 s (``max/max``) to 3.8 s
-(``r-lse/r-lse``), one seed of all 36 configurations about 95 s; MEDIUM (2,000 steps, width 64)
-10 s (``mean/mean``) to 41 s (``r-lse/r-lse``), one seed of all 36 about 16 min, so six seeds
-fit an hour on two cores; FULL 194 s (``max/max``) to
-776 s (``r-lse/r-lse``), one seed of all 36 about 4.7 h, so the paper's 20 seeds take about
-two days on two cores. Each worker also builds the test sets once (FULL: about 35 s, mostly the
-targets at ``N = 100``).
+(a few seconds per run, for CI and the live chapter), :data:`MEDIUM` (2,000 steps at width 64,
+the committed sweep) and :data:`FULL` (20,000 Adam steps, width 128) are our choices. All runs of
+one budget share them; runs differ only in their seed. Measured times per run are in the README
+and in every results file (``train_seconds``).
 
 **Seeds.** Run ``seed`` of a configuration initialises the model after ``torch.manual_seed(seed)``
 and draws its training populations from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``;
@@ -46,12 +47,14 @@ import torch
 from torch import Tensor
 
 import setfuncs as sf
+from setfuncs.model import HEAD_SCALE
 
+from ..collapse import COLLAPSE_RATIO, collapse_record
 from ..engine import Engine, run_sweep
 from ..provenance import sweep_identity, sweep_provenance
 from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, spec_of,
                       train_configuration)
-from .data import POPULATION_SIZE, circle_batch, mixture_description, test_set
+from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mean, test_set
 
 __all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
            "circle_errors", "train_model", "run_one", "sweep", "provenance"]
@@ -92,8 +95,9 @@ BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
 
 
 def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
-    """The Deep Set ``2 -> 3`` of one configuration at ``budget``'s width and depth."""
-    return make_deep_set(setting, equivariant, final, budget, 3)
+    """The Deep Set ``2 -> 3`` of one configuration at ``budget``'s width and depth, its output
+    started at the mean target (:func:`~setfuncs.experiments.circle.data.target_mean`)."""
+    return make_deep_set(setting, equivariant, final, budget, target_mean())
 
 
 def circle_loss(prediction: Tensor, y: Tensor) -> Tensor:
@@ -115,7 +119,7 @@ def train_model(setting: str, equivariant: str, final: str, seed: int, budget: B
     def sampler(generator: torch.Generator) -> Callable[[], tuple[Tensor, Tensor, None]]:
         return lambda: circle_batch(budget.batch, POPULATION_SIZE, generator)
 
-    return train_configuration(setting, equivariant, final, seed, budget, 3, sampler, circle_loss,
+    return train_configuration(setting, equivariant, final, seed, budget, target_mean(), sampler, circle_loss,
                                progress)
 
 
@@ -125,8 +129,9 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
 
     Keys: ``spec, setting, equivariant, final, seed, train_seconds, final_train_loss`` (mean loss
     of the last 50 steps), ``mse, radius_mse, center_mse`` (test set at ``N = 20``),
-    ``mse_by_population_size`` (``{"5": mse, ...}``) and ``error`` (None, or the message of a
-    diverged training, whose metrics are then None).
+    ``mse_by_population_size`` (``{"5": mse, ...}``), ``spread_ratio`` and ``collapsed``
+    (:func:`~setfuncs.experiments.collapse.collapse_record` at ``N = 20``) and ``error`` (None, or
+    the message of a diverged training, whose metrics are then None).
     """
     spec = spec_of(setting, equivariant, final)
     record: dict = {"spec": spec, "setting": setting, "equivariant": equivariant, "final": final,
@@ -137,17 +142,18 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
     except FloatingPointError as err:
         return {**record, "train_seconds": time.perf_counter() - start, "final_train_loss": None,
                 "mse": None, "radius_mse": None, "center_mse": None,
-                "mse_by_population_size": None, "error": str(err)}
+                "mse_by_population_size": None, "spread_ratio": None, "collapsed": None, "error": str(err)}
     record["train_seconds"] = time.perf_counter() - start
     record["final_train_loss"] = float(np.mean(losses[-50:]))
     by_size = {}
     with torch.no_grad():
         for n in budget.test_population_sizes:
             x, y, mask = test_set(budget.test_size, n, TEST_SEED)
-            errors = circle_errors(model(x, mask), y)
+            prediction = model(x, mask)
+            errors = circle_errors(prediction, y)
             by_size[str(n)] = errors["mse"]
             if n == POPULATION_SIZE:
-                record.update(errors)
+                record.update(errors, **collapse_record(prediction, y))
     return {**record, "mse_by_population_size": by_size, "error": None}
 
 
@@ -158,6 +164,9 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
                            f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
                            f"test sets seed {TEST_SEED}"),
         "mixture": mixture_description(),
+        "head": {"init": f"output bias at the mean target over 10,000 populations, weights x {HEAD_SCALE}",
+                 "bias": list(target_mean())},
+        "collapse": {"spread_ratio_below": COLLAPSE_RATIO, "of": "predictions at N = 20 against the targets"},
     }
 
 

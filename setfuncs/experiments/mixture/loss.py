@@ -20,14 +20,19 @@ and minimises the expected squared error under the model's own belief.
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 import numpy as np
+import scipy.optimize
+import scipy.special
 import scipy.stats
 import torch
 from torch import Tensor
 from torch.nn.functional import softplus
 
 __all__ = ["EPSILON", "beta_concentrations", "beta_log_likelihood", "beta_nll", "beta_mean",
-           "beta_quantiles"]
+           "beta_quantiles", "marginal_beta", "marginal_head_bias"]
 
 #: Added to both softplus outputs, so the concentrations stay positive (and the Beta proper).
 EPSILON = 1e-3
@@ -79,3 +84,40 @@ def beta_quantiles(output: Tensor, q: float | list[float] | np.ndarray) -> np.nd
         raise ValueError(f"quantile levels must be numbers in [0, 1], got {q.tolist()}")
     a, b = (c.detach().double().cpu().numpy()[:, None] for c in beta_concentrations(output))
     return scipy.stats.beta.ppf(q[None, :], a, b)
+
+
+@lru_cache(maxsize=4)
+def marginal_beta(low: float = 0.05, high: float = 0.5) -> tuple[float, float]:
+    r"""The Beta distribution closest to the targets' marginal, :math:`w \sim U[\text{low}, \text{high}]`:
+    the maximum-likelihood :math:`(a, b)` in the limit of infinitely many targets, which solves
+
+    .. math::
+        \psi(a) - \psi(a + b) = \mathbb E[\ln w], \qquad \psi(b) - \psi(a + b) = \mathbb E[\ln(1 - w)],
+
+    with the uniform's expectations in closed form,
+    :math:`\mathbb E[\ln w] = \frac{[t \ln t - t]_{\text{low}}^{\text{high}}}{\text{high} - \text{low}}`.
+    It is the best constant prediction under the training loss: a model that ignores its input can
+    do no better than this Beta.
+    """
+    if not 0 < low < high < 1:
+        raise ValueError(f"need 0 < low < high < 1, got {low}, {high}")
+    antiderivative = lambda t: t * math.log(t) - t  # noqa: E731
+    mean_log_w = (antiderivative(high) - antiderivative(low)) / (high - low)
+    mean_log_1mw = (antiderivative(1 - low) - antiderivative(1 - high)) / (high - low)
+
+    def equations(log_ab: np.ndarray) -> list[float]:
+        a, b = np.exp(log_ab)
+        both = scipy.special.digamma(a + b)
+        return [scipy.special.digamma(a) - both - mean_log_w, scipy.special.digamma(b) - both - mean_log_1mw]
+
+    solution, info, converged, message = scipy.optimize.fsolve(equations, np.zeros(2), full_output=True, xtol=1e-12)
+    if converged != 1:
+        raise RuntimeError(f"the marginal Beta fit did not converge: {message}")
+    a, b = np.exp(solution)
+    return float(a), float(b)
+
+
+def marginal_head_bias(low: float = 0.05, high: float = 0.5) -> tuple[float, float]:
+    r"""The raw outputs ``(u, v)`` that :func:`beta_concentrations` maps to :func:`marginal_beta`:
+    :math:`\operatorname{softplus}^{-1}(c - \epsilon) = \ln(e^{c - \epsilon} - 1)`."""
+    return tuple(float(math.log(math.expm1(c - EPSILON))) for c in marginal_beta(low, high))

@@ -2,53 +2,35 @@ r"""Training and evaluation of the mixture-weights experiment (Figure 3 of the p
 
 **Configurations.** As in the circle experiment (:mod:`setfuncs.experiments.sweeps`): four
 settings (equivariant / final aggregation, each plain or recurrent) times the 3 x 3 combinations
-of ``{mean, max, lse}``, 36 model specs such as ``"r-lse/max"``, each a
-:class:`~setfuncs.model.DeepSet` ``2 -> 2`` whose outputs are a Beta distribution's concentrations.
+of ``{mean, max, lse}``, 36 model specs such as ``"r-lse/max"``, and the 20 of them that use LSE
+again with log-mean-exp (``lme``) in its place; each a :class:`~setfuncs.model.DeepSet` ``2 -> 2``
+whose outputs are a Beta distribution's concentrations.
 
 **Training.** Adam on the Beta negative log-likelihood of the smaller true weight
 (:func:`~setfuncs.experiments.mixture.loss.beta_nll`), fresh populations at every step, the
 population size drawn anew at every step with :math:`P(N = n) \propto n` on ``20..150``
-(:func:`~setfuncs.experiments.mixture.data.training_sampler`).
+(:func:`~setfuncs.experiments.mixture.data.training_sampler`). The output layer starts at the
+marginal Beta fit (:func:`~setfuncs.experiments.mixture.loss.marginal_head_bias`, weights scaled
+by :data:`~setfuncs.model.HEAD_SCALE`): with a randomly initialised output layer, 44 % of an
+earlier sweep's runs collapsed to a constant prediction (chapter 9).
 
 **Evaluation.** Every run of a sweep uses the same ``budget.test_size`` test populations of 100
 particles (:data:`~setfuncs.experiments.sweeps.TEST_SEED`) and the same bootstrap subsamples
-(:data:`BOOTSTRAP_SEED`). At every
-``n`` in ``budget.test_population_sizes`` (which must include 100; sizes above 100 resample
-particles) the run records the metric of :mod:`~setfuncs.experiments.mixture.metric`,
+(:data:`BOOTSTRAP_SEED`). At every ``n`` in ``budget.test_population_sizes`` (which must include
+100; sizes above 100 resample particles) the run records the metric of
+:mod:`~setfuncs.experiments.mixture.metric`,
 :math:`\log \hat p_{\text{EM}}(w) - \log \hat p_{\text{model}}(w)`, per test population and its
-mean over them; the per-run scalar of the violins (``metric``) is that mean at ``n = 100``. EM's
-estimates are the same for every run, so each process computes them once per size (cached).
+**median** over them (a mean would be ruled by the few populations whose KDE is degenerate); the
+per-run scalar of the violins (``metric``) is that median at ``n = 100``. EM's estimates are the
+same for every run, so each process computes them once per size (cached). Each run also records
+its spread ratio and whether it collapsed (:mod:`~setfuncs.experiments.collapse`).
 
 **Budgets.** The paper gives no training length or widths; all runs of one budget share them and
-differ only in their seed. Measured on one core of a 2-core AMD EPYC (one torch thread, while the
-other core ran another job), training plus evaluation per run:
-
-* :data:`QUICK` (1,000 steps of 32 populations, width 32; test sizes 10 and 100 on 8
-  populations), for CI and live chapters: about 8 s (``mean/mean``) to 20-40 s (``r-mean/mean``,
-  depending on the load). 1,000 steps because at 300 every recurrent model we tried
-  (``r-mean/mean``, ``mean/r-mean``, ``r-mean/max``, ``r-mean/r-mean``) still sat at the constant
-  Beta (training NLL -0.652), while at 1,000 ``r-mean/mean`` reached -1.36 (``mean/mean``: -1.07);
-* :data:`MEDIUM` (2,500 steps of 32 populations, width 48; the seven test sizes 5..500 on 16
-  populations): ``mean/mean`` 18 s and ``max/max`` 18 s (16 s of it training); at 2,000 steps
-  ``mean/mean`` took 14 s, ``max/r-lse`` 30 s, ``r-mean/max`` 31 s and ``r-lse/r-lse`` 52 s
-  (46 s training, 6 s evaluation), so at 2,500 steps the four settings average about 18, 36, 38
-  and 64 s and a run about 39 s: five seeds of all 36 configurations (180 runs, ~7,000
-  core-seconds) take about an hour on two cores. The committed sweep ran four seeds:
-  144 runs, 6,550 core-seconds (24 s per plain/plain run to 61 s per recurrent/recurrent run,
-  evaluation included), 55 minutes of wall time. The EM reference of the test bootstraps adds
-  about 2.5 s once per worker;
-* :data:`FULL` (20,000 steps of 64 populations, width 128, 64 test populations): paper-like
-  scale, not timed: 8 times MEDIUM's steps at twice the batch and 2.7 times the width, so
-  expect 30 to 60 times its training cost per run.
-
-**Learning at these budgets** (seed 0, probes at MEDIUM's batch and width): models with ``mean``
-in their equivariant layers learn the weight (``mean/mean``, ``r-mean/max``: test mean absolute
-error 0.04 to 0.05, where EM's is 0.09), while ``lse/lse`` (3,000 steps), ``r-lse/r-lse`` and
-``max/r-lse`` (2,000 steps) and ``lse/mean`` (800 steps) stayed at the marginal Beta fit (training
-NLL about -0.65, a nearly constant estimate, so their metric is of order :math:`10^4`, the KDE
-bandwidth floor); ``max/max`` had only begun to learn at 2,500 steps (0.098). Eq. (1) subtracts
-:math:`\alpha(X)` from every particle, and :math:`\operatorname{LSE}` takes :math:`\ln N` and
-most of the mean with it.
+differ only in their seed: :data:`QUICK` (1,000 steps of 32 populations, width 32, 8 test
+populations at sizes 10 and 100) for CI and the live chapter, :data:`MEDIUM` (2,500 steps of 32,
+width 48, 64 test populations at seven sizes) for the committed sweep, :data:`FULL` (20,000 steps
+of 64, width 128) at a paper-like scale. Measured times per run are in the README and in every
+results file (``train_seconds``, ``eval_seconds``).
 
 **Seeds.** Run ``seed`` initialises the model after ``torch.manual_seed(seed)`` and draws its
 training data from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``
@@ -68,6 +50,7 @@ import scipy
 import torch
 
 import setfuncs as sf
+from setfuncs.model import HEAD_SCALE
 from setfuncs.experiments.engine import Engine, run_sweep
 from setfuncs.experiments.provenance import sweep_identity, sweep_provenance
 from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
@@ -75,8 +58,9 @@ from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, 
                                          train_configuration)
 
 from . import em as em_module
-from .data import TEST_POPULATION_SIZE, mixture_description, test_populations, training_sampler
-from .loss import beta_mean, beta_nll
+from ..collapse import COLLAPSE_RATIO, collapse_record
+from .data import SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, mixture_description, test_populations, training_sampler
+from .loss import beta_mean, beta_nll, marginal_beta, marginal_head_bias
 from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_ratio,
                      model_estimates, scott_bandwidth)
 
@@ -118,9 +102,9 @@ class Budget(TrainingBudget):
 #: A few seconds per run on one core, real training at a small size, for tests, CI and live chapters.
 QUICK = Budget("quick", steps=1000, batch=32, lr=3e-3, clip=1.0, hidden=32, equivariant_layers=2,
                recurrent_steps=3, test_size=8, test_population_sizes=(10, 100))
-#: Four seeds of all 36 configurations took 55 min on two cores (``results/mixture-medium.json``).
+#: The committed sweep's budget (``results/mixture-medium.json``).
 MEDIUM = Budget("medium", steps=2500, batch=32, lr=2e-3, clip=1.0, hidden=48, equivariant_layers=2,
-                recurrent_steps=3, test_size=16)
+                recurrent_steps=3, test_size=64)
 #: Paper-like scale (the paper does not state its training length).
 FULL = Budget("full", steps=20_000, batch=64, lr=1e-3, clip=1.0, hidden=128, equivariant_layers=2,
               recurrent_steps=3, test_size=64)
@@ -128,8 +112,9 @@ BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
 
 
 def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
-    """The Deep Set ``2 -> 2`` (raw Beta concentrations) of one configuration at ``budget``'s size."""
-    return make_deep_set(setting, equivariant, final, budget, 2)
+    """The Deep Set ``2 -> 2`` (raw Beta concentrations) of one configuration at ``budget``'s size, its
+    output started at the marginal Beta fit."""
+    return make_deep_set(setting, equivariant, final, budget, marginal_head_bias(*SMALLER_WEIGHT_RANGE))
 
 
 @lru_cache(maxsize=32)
@@ -148,7 +133,7 @@ def _em_reference(test_size: int, n: int, bootstraps: int) -> np.ndarray:
 def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
     """The metric of ``model`` on the test populations at every size of ``budget``.
 
-    Returns ``metric_by_population_size`` (``{"5": mean over populations, ...}``),
+    Returns ``metric_by_population_size`` (``{"5": median over populations, ...}``),
     ``metric_per_population`` (``{"5": [one value per population], ...}``) and ``kde_floor_hits``
     (how many of the model's KDEs had Scott's bandwidth below
     :data:`~setfuncs.experiments.mixture.metric.MIN_BANDWIDTH`).
@@ -160,7 +145,7 @@ def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
         theirs = _em_reference(budget.test_size, n, budget.bootstraps)
         values = [log_score_ratio(o, t, w) for o, t, w in zip(ours, theirs, truth)]
         floor_hits += sum(scott_bandwidth(o) < MIN_BANDWIDTH for o in ours)
-        by_size[str(n)] = float(np.mean(values))
+        by_size[str(n)] = float(np.median(values))
         per_population[str(n)] = [float(v) for v in values]
     return {"metric_by_population_size": by_size, "metric_per_population": per_population,
             "kde_floor_hits": int(floor_hits)}
@@ -171,7 +156,7 @@ def train_model(setting: str, equivariant: str, final: str, seed: int, budget: B
     """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
     on fresh populations, a new size ``N`` at every step): the model (in eval mode) and its Beta NLL
     at every step."""
-    return train_configuration(setting, equivariant, final, seed, budget, 2,
+    return train_configuration(setting, equivariant, final, seed, budget, marginal_head_bias(*SMALLER_WEIGHT_RANGE),
                                lambda generator: training_sampler(budget.batch, generator), beta_nll,
                                progress)
 
@@ -182,9 +167,11 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
 
     Keys: ``spec, setting, equivariant, final, seed, train_seconds, eval_seconds,
     final_train_loss`` (mean Beta NLL of the last 50 steps), ``test_nll`` and ``test_mae`` (Beta
-    NLL and absolute error of the Beta mean on the whole test populations), ``metric`` (mean metric
-    at ``n = 100``, the violins' value), the three keys of :func:`evaluate_metric`, and ``error``
-    (None, or the message of a diverged training, whose metrics are then None).
+    NLL and absolute error of the Beta mean on the whole test populations), ``spread_ratio`` and
+    ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` of the Beta means),
+    ``metric`` (median metric at ``n = 100``, the violins' value), the three keys of
+    :func:`evaluate_metric`, and ``error`` (None, or the message of a diverged training, whose
+    metrics are then None).
     """
     spec = spec_of(setting, equivariant, final)
     record: dict = {"spec": spec, "setting": setting, "equivariant": equivariant, "final": final,
@@ -194,7 +181,8 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
         model, losses = train_model(setting, equivariant, final, seed, budget, progress)
     except FloatingPointError as err:
         return {**record, "train_seconds": time.perf_counter() - start, "eval_seconds": None,
-                "final_train_loss": None, "test_nll": None, "test_mae": None, "metric": None,
+                "final_train_loss": None, "test_nll": None, "test_mae": None, "spread_ratio": None,
+                "collapsed": None, "metric": None,
                 "metric_by_population_size": None, "metric_per_population": None,
                 "kde_floor_hits": None, "error": str(err)}
     record["train_seconds"] = time.perf_counter() - start
@@ -205,6 +193,7 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
         output = model(test.x)
         record["test_nll"] = float(beta_nll(output, test.smaller_weight[:, None]))
         record["test_mae"] = float((beta_mean(output).double() - test.smaller_weight).abs().mean())
+        record.update(collapse_record(beta_mean(output), test.smaller_weight))
     try:
         evaluation = evaluate_metric(model, budget)
     except ValueError as err:                       # non-finite estimates of a broken model
@@ -229,7 +218,11 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
                      "seed": TEST_SEED, "smaller_weights": test.smaller_weight.tolist()},
         "metric": {"definition": "log p_EM_kde(w) - log p_model_kde(w); negative: EM is outperformed",
                    "point_estimate": "Beta mean a / (a + b)", "kde": "scipy.stats.gaussian_kde, Scott",
-                   "min_bandwidth": MIN_BANDWIDTH, "violin_size": METRIC_SIZE},
+                   "min_bandwidth": MIN_BANDWIDTH, "violin_size": METRIC_SIZE,
+                   "per_run": "median over the test populations"},
+        "head": {"init": "output bias at softplus^-1 of the marginal Beta fit minus epsilon, weights x "
+                         f"{HEAD_SCALE}", "marginal_beta": list(marginal_beta(*SMALLER_WEIGHT_RANGE))},
+        "collapse": {"spread_ratio_below": COLLAPSE_RATIO, "of": "Beta means against the true weights"},
         "em": {"tol": em_module.TOL, "reg_covar": em_module.REG_COVAR, "max_iter": em_module.MAX_ITER,
                "covariance": "full", "init": "farthest-point 2-means, then one M-step"},
     }

@@ -10,22 +10,22 @@ augmentation and subsampling (``preprocess``); its classifier with exchangeable 
 
 from .budget import (BUDGETS, FULL, MEDIUM, QUICK, TABLE_SIZES, Budget, evaluation_sizes,
                      points_per_test_cloud)
-from .evaluate import accuracy, accuracy_by_population_size
+from .evaluate import accuracy, accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
 from .modelnet import fix_off_header, load_modelnet40, mesh_files, read_off
 from .preprocess import augment, augmentation_parameters, rotate_z, standardize, subsample
 from .shapes import SHAPE_NAMES, base_mesh, random_shape, shape_meshes, synthetic_shapes
 from .surface import sample_surface
-from .sweep import (DATA_SETS, Data, PointClouds, load_data, make_model, run_one, sweep, table2_tasks,
-                    train_model)
+from .sweep import (COLUMNS, DATA_SETS, LME_COLUMNS, Data, PointClouds, load_data, make_model, run_one, sweep,
+                    table2_tasks, train_model)
 from .table import accuracy_curves, format_table, load_results, paper_rows, pointcloud_table
 from .train import milestones, train_classifier, training_batches
 
 __all__ = ["BUDGETS", "FULL", "MEDIUM", "QUICK", "TABLE_SIZES", "Budget", "evaluation_sizes",
-           "points_per_test_cloud", "accuracy", "accuracy_by_population_size", "PointCloudClassifier", "fix_off_header",
+           "points_per_test_cloud", "accuracy", "accuracy_by_population_size", "probabilities", "PointCloudClassifier", "fix_off_header",
            "load_modelnet40", "mesh_files", "read_off", "augment", "augmentation_parameters", "rotate_z",
            "standardize", "subsample", "SHAPE_NAMES", "base_mesh", "random_shape", "shape_meshes",
-           "synthetic_shapes", "sample_surface", "DATA_SETS", "Data", "PointClouds", "load_data",
+           "synthetic_shapes", "sample_surface", "COLUMNS", "LME_COLUMNS", "DATA_SETS", "Data", "PointClouds", "load_data",
            "make_model", "run_one", "sweep", "table2_tasks", "train_model", "accuracy_curves",
            "format_table", "load_results", "paper_rows", "pointcloud_table", "milestones",
            "train_classifier", "training_batches"]

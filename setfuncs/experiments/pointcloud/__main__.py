@@ -13,12 +13,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import setfuncs as sf
 
 from ..cli import add_sweep_command, engine_of, existing_file, load_checked, run_sweep_command
 from .budget import BUDGETS
 from .modelnet import LAYOUT, MODELNET_URL
-from .sweep import DATA_SETS, Data, sweep
+from .sweep import COLUMNS, DATA_SETS, Data, sweep
 from .table import accuracy_curves, data_label, format_table, load_results, pointcloud_table
 
 
@@ -35,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
         budget_help="quick: seconds per run (100 particles, width 32); medium: 1,500 steps at width "
                     "64 on 1,000 particles (three seeds of the ten columns in about an hour on two "
                     "cores); full: the reference, 153,000 steps at width 256 (days per run on a CPU)",
-        runs_help="runs (seeds) per column", specs=sf.TABLE2_SPECS)
+        runs_help="runs (seeds) per column", specs=COLUMNS)
     run.add_argument("--data", choices=DATA_SETS, default="shapes",
                      help="shapes: the package's offline 3-D shapes (default); modelnet40: read --root")
     run.add_argument("--root", type=Path,

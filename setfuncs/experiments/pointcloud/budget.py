@@ -2,37 +2,24 @@ r"""The sizes of one point-cloud run: :data:`QUICK`, :data:`MEDIUM` and :data:`F
 
 **FULL** is the reference (Deep Sets' ``PointClouds/run.py``): 1,000 epochs of ModelNet40's
 9,843 training clouds at batch 64 (153 batches an epoch, 153,000 Adam steps), width 256, three
-equivariant layers, 1,000 training particles. On one core of the 2-core AMD EPYC (one torch
-thread, the other core busy) a step of ``max/max`` took 1.6 s and of ``r-lse/r-lse`` 4.9 s, so
-one FULL run takes three to nine *days* on a CPU core: it is meant for a GPU.
+equivariant layers, 1,000 training particles, Adam with :math:`\epsilon = 10^{-3}` and the
+learning rate divided by 10 after 40 % and 80 % of the steps. A step takes seconds on a CPU core
+(``benchmarks/pointcloud_steps.py`` measures it), so a FULL run is meant for a GPU.
 
 **MEDIUM** keeps the 1,000 training particles, the three equivariant layers, dropout, weight
-decay, the learning rate and its schedule, and shrinks width (64), batch (32) and steps (1,500)
-so that the ten columns of Table 2 with three seeds fit about an hour on two cores on the offline
-shapes (12 x 100 training clouds, 40 epochs). Measured on one core of the 2-core AMD EPYC (one
-torch thread while another job kept both cores busy, so an idle machine is faster), seconds per
-step: ``max/max`` 0.079 (400 clouds/s; a 400-step run took 32 s training and 3.8 s evaluation
-and reached 46 % test accuracy), ``max/q-sum`` 0.082, ``max/q-max`` 0.088, ``q-sum/q-sum`` 0.10,
-``max/r-max`` 0.12, ``max/r-lse`` and ``max/r-sum`` 0.14, ``r-sum/r-sum`` 0.20, ``r-max/r-max``
-0.22, ``r-lse/r-lse`` 0.25 (126 clouds/s; a 200-step run took 51 s training and 8.9 s
-evaluation): 1.42 s for one step of every column, so a seed of all ten takes about 2,130 s of
-training plus about 60 s of evaluation, and three seeds about 6,600 core-seconds, 55 minutes on
-two cores.
+decay and the learning rate, and shrinks width (64), batch (32) and steps (5,000) to fit the
+offline shapes (12 x 100 training clouds) and a sweep of a few hours on two cores. Two
+deviations from the reference, both measured by ``scripts/probes/pointcloud_schedule.py``:
 
-*One deviation from the reference*: MEDIUM uses Adam's default :math:`\epsilon = 10^{-8}`, not
-its :math:`10^{-3}`. With :math:`\epsilon = 10^{-3}` the columns with a learnable final
-aggregation sat at the constant predictor (loss :math:`\ln 12 = 2.48`) for most of a MEDIUM run
-(``max/r-lse``: still 2.47 after 650 steps, 8 % test accuracy after 400), because their gradients
-are far smaller than :math:`\epsilon`; with :math:`10^{-8}` ``max/r-lse`` left that plateau
-after about 200 steps (1.55 at 600 steps) and ``r-lse/r-lse`` after about 250. FULL's 153,000
-steps make such a plateau negligible, so FULL keeps the reference's :math:`10^{-3}`.
+* the learning rate decays after 80 % and 90 % of the steps, not 40 % and 80 %: in a short run
+  the reference's first decay comes before the learnable aggregations have left their plateau;
+* Adam's :math:`\epsilon` is :math:`10^{-8}` (PyTorch's default), not the reference's
+  :math:`10^{-3}`: the gradients of the learnable final aggregations are far smaller than
+  :math:`10^{-3}` early on, so the larger :math:`\epsilon` shrinks their steps.
 
 **QUICK** is the same code at toy sizes (100 particles, 20 training clouds per class, width 32,
 1,000 steps at a learning rate of :math:`3 \cdot 10^{-3}`, :math:`\epsilon = 10^{-8}`), for tests,
-CI and the book's live cells. Measured on the same machine: ``max/max`` trained in 3.6 s (5.0 s as
-the first run of a process) and reached 58-60 % test accuracy on 12 classes at 1,000 particles,
-``max/r-lse`` trained in 7.3 s and reached 36-40 % (seeds 0 and 1). With 200 steps the learnable
-columns had not left chance.
+CI and the book's live cells.
 
 The evaluation sizes of Table 2 are :data:`TABLE_SIZES`; each budget adds a curve of sizes
 (``curve_sizes``). Test clouds are sampled with as many particles as the largest size
@@ -103,10 +90,10 @@ class Budget(TrainingBudget):
 QUICK = Budget("quick", steps=1000, batch=32, lr=3e-3, clip=5.0, hidden=32, equivariant_layers=3,
                recurrent_steps=2, test_size=10, points=100, train_per_class=20, eps=1e-8,
                curve_sizes=(10, 20, 50, 100, 200, 1000))
-#: Ten columns x three seeds in about an hour on two cores, on the offline shapes (see the module
-#: docstring).
-MEDIUM = Budget("medium", steps=1500, batch=32, lr=1e-3, clip=5.0, hidden=64, equivariant_layers=3,
-                recurrent_steps=3, test_size=50, points=1000, train_per_class=100, eps=1e-8)
+#: The committed sweep's budget, on the offline shapes (see the module docstring).
+MEDIUM = Budget("medium", steps=5000, batch=32, lr=1e-3, clip=5.0, hidden=64, equivariant_layers=3,
+                recurrent_steps=3, test_size=50, points=1000, train_per_class=100, eps=1e-8,
+                decay_at=(0.8, 0.9))
 #: The reference scale, 1,000 epochs of ModelNet40 at batch 64 and width 256.
 FULL = Budget("full", steps=153_000, batch=64, lr=1e-3, clip=5.0, hidden=256, equivariant_layers=3,
               recurrent_steps=3, test_size=100, points=1000, train_per_class=800)

@@ -23,23 +23,26 @@ from torch import nn
 from ..sweeps import TEST_SEED
 from .preprocess import standardize, subsample
 
-__all__ = ["PARTICLES_PER_CHUNK", "accuracy", "accuracy_by_population_size"]
+__all__ = ["PARTICLES_PER_CHUNK", "probabilities", "accuracy", "accuracy_by_population_size"]
 
 #: Particles per forward pass at evaluation (bounds the memory of a pass at large sizes).
 PARTICLES_PER_CHUNK = 1 << 17
 
 
 @torch.no_grad()
-def accuracy(model: nn.Module, clouds: np.ndarray, labels: np.ndarray, n: int, seed: int = TEST_SEED) -> float:
-    """The fraction of ``clouds`` (``[M, N, 3]``, ``N >= n``) that ``model`` classifies correctly at ``n`` particles."""
+def probabilities(model: nn.Module, clouds: np.ndarray, n: int, seed: int = TEST_SEED) -> np.ndarray:
+    """The class probabilities ``[M, classes]`` (softmax of the logits, dropout off) of ``clouds``
+    (``[M, N, 3]``, ``N >= n``) at ``n`` particles."""
     x = standardize(subsample(clouds, n, np.random.default_rng([seed, n])))
     model.eval()
     chunk = max(1, PARTICLES_PER_CHUNK // n)
-    correct = 0
-    for start in range(0, len(x), chunk):
-        predicted = model(torch.from_numpy(x[start:start + chunk])).argmax(dim=1).numpy()
-        correct += int(np.sum(predicted == labels[start:start + chunk]))
-    return correct / len(x)
+    return np.concatenate([model(torch.from_numpy(x[start:start + chunk])).softmax(dim=1).numpy()
+                           for start in range(0, len(x), chunk)])
+
+
+def accuracy(model: nn.Module, clouds: np.ndarray, labels: np.ndarray, n: int, seed: int = TEST_SEED) -> float:
+    """The fraction of ``clouds`` (``[M, N, 3]``, ``N >= n``) that ``model`` classifies correctly at ``n`` particles."""
+    return float(np.mean(probabilities(model, clouds, n, seed).argmax(axis=1) == labels))
 
 
 def accuracy_by_population_size(model: nn.Module, clouds: np.ndarray, labels: np.ndarray,

@@ -1,9 +1,11 @@
 r"""Runs and sweeps of the point-cloud experiment (Table 2 of the paper).
 
-**Columns.** The ten model specs of Table 2 (``setfuncs.TABLE2_SPECS``), each a
+**Columns.** The ten model specs of Table 2 (``setfuncs.TABLE2_SPECS``) and the two with LSE
+replaced by log-mean-exp (:data:`LME_COLUMNS`), each a
 :class:`~setfuncs.experiments.pointcloud.model.PointCloudClassifier`; all runs of one budget share
 every hyper-parameter, as in the paper, which fixed Deep Sets' and exchanged only the
-aggregations.
+aggregations. The classifier's output layer starts at the log class frequencies of the training
+clouds, its weights scaled by :data:`~setfuncs.model.HEAD_SCALE` (:func:`~setfuncs.model.init_head`).
 
 **Data.** :class:`Data` names the clouds: ``"shapes"``, the package's offline shapes
 (:mod:`~setfuncs.experiments.pointcloud.shapes`, ``budget.train_per_class`` training and
@@ -16,8 +18,9 @@ and FULL). Each process loads them once (cached).
 **A run** trains at ``budget.points`` particles (:mod:`~setfuncs.experiments.pointcloud.train`)
 and records the test accuracy at every size of
 :func:`~setfuncs.experiments.pointcloud.budget.evaluation_sizes`
-(:mod:`~setfuncs.experiments.pointcloud.evaluate`) and its training throughput in clouds per
-second.
+(:mod:`~setfuncs.experiments.pointcloud.evaluate`), its training throughput in clouds per
+second, and whether it collapsed (:mod:`~setfuncs.experiments.collapse`: the spread of its class
+probabilities at 1,000 particles against the one-hot labels).
 
 **Seeds.** Run ``seed`` initialises the model (and its dropout) after ``torch.manual_seed(seed)``
 and shuffles and augments its batches with ``numpy.random.default_rng(TRAIN_SEED + seed)``; the
@@ -38,20 +41,22 @@ import numpy as np
 import torch
 
 import setfuncs as sf
-from setfuncs.model import parameter_count, parse_spec
+from setfuncs.model import HEAD_SCALE, init_head, parameter_count, parse_spec
 
+from ..collapse import collapse_record
 from ..engine import Engine, run_sweep
 from ..provenance import sweep_identity, sweep_provenance
 from ..sweeps import TEST_SEED, TRAIN_SEED, Task, seed_by_seed
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
-from .evaluate import accuracy_by_population_size
+from .evaluate import accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
 from .modelnet import MODELNET_URL, load_modelnet40
 from .preprocess import CLIP, ROTATION_RANGE, SCALE_RANGE
 from .shapes import shapes_description, synthetic_shapes
 from .train import milestones, train_classifier
 
-__all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "Data", "PointClouds", "load_data", "make_model",
+__all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
+           "make_model",
            "train_model", "run_one", "table2_tasks", "provenance", "sweep"]
 
 #: The data sets a sweep can use.
@@ -60,6 +65,10 @@ DATA_SETS = ("shapes", "modelnet40")
 DATA_SEED = 0
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "point_cloud_classification"
+#: Table 2's two LSE columns with log-mean-exp in place of LSE (not in the paper).
+LME_COLUMNS = ("max/r-lme", "r-lme/r-lme")
+#: Every column a sweep runs by default: Table 2's ten, then :data:`LME_COLUMNS`.
+COLUMNS = tuple(sf.TABLE2_SPECS) + LME_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -108,17 +117,25 @@ def load_data(data: Data, budget: Budget) -> PointClouds:
     return PointClouds(train_x, train_y, test_x, test_y, names)
 
 
-def make_model(spec: str, classes: int, budget: Budget) -> PointCloudClassifier:
-    """The classifier of one Table 2 column at ``budget``'s width, depth and dropout."""
-    return PointCloudClassifier(classes, spec, hidden=budget.hidden, equivariant_layers=budget.equivariant_layers,
-                                dropout=budget.dropout, steps=budget.recurrent_steps)
+def make_model(spec: str, classes: int, budget: Budget, labels: np.ndarray | None = None) -> PointCloudClassifier:
+    """The classifier of one column at ``budget``'s width, depth and dropout; with the training
+    ``labels``, its output layer starts at their log class frequencies (:func:`~setfuncs.model.init_head`)."""
+    model = PointCloudClassifier(classes, spec, hidden=budget.hidden, equivariant_layers=budget.equivariant_layers,
+                                 dropout=budget.dropout, steps=budget.recurrent_steps)
+    if labels is not None:
+        frequencies = np.bincount(labels, minlength=classes) / len(labels)
+        if not bool((frequencies > 0).all()):
+            raise ValueError(f"every one of the {classes} classes needs training clouds; class(es) "
+                             f"{np.flatnonzero(frequencies == 0).tolist()} have none")
+        init_head(model.process, np.log(frequencies))
+    return model
 
 
 def train_model(spec: str, seed: int, budget: Budget, clouds: PointClouds,
                 progress: bool = True) -> tuple[PointCloudClassifier, list[float]]:
     """Train one column with one seed: the model (in eval mode) and its loss at every step."""
     torch.manual_seed(seed)
-    model = make_model(spec, len(clouds.class_names), budget)
+    model = make_model(spec, len(clouds.class_names), budget, clouds.train_y)
     losses = train_classifier(model, clouds.train_x, clouds.train_y, budget, TRAIN_SEED + seed, progress,
                               desc=f"{spec} seed {seed}")
     return model, losses
@@ -130,8 +147,10 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     Keys: ``spec, equivariant, final, seed, data, parameters`` (trainable), ``train_seconds,
     clouds_per_second`` (training throughput), ``epochs``, ``final_train_loss`` (mean of the
     last 50 steps), ``eval_seconds``, ``accuracy`` (at 1,000 particles),
-    ``accuracy_by_population_size`` (``{"10": ..., "1000": ...}``, fractions in [0, 1]) and
-    ``error`` (None, or the message of a diverged training, whose accuracies are then None).
+    ``accuracy_by_population_size`` (``{"10": ..., "1000": ...}``, fractions in [0, 1]),
+    ``spread_ratio`` and ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` at
+    1,000 particles) and ``error`` (None, or the message of a diverged training, whose accuracies
+    are then None).
     """
     equivariant, final = parse_spec(spec)
     clouds = load_data(data, budget)
@@ -142,7 +161,8 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     except FloatingPointError as err:
         return {**record, "parameters": None, "train_seconds": time.perf_counter() - start,
                 "clouds_per_second": None, "epochs": None, "final_train_loss": None, "eval_seconds": None,
-                "accuracy": None, "accuracy_by_population_size": None, "error": str(err)}
+                "accuracy": None, "accuracy_by_population_size": None, "spread_ratio": None, "collapsed": None,
+                "error": str(err)}
     train_seconds = time.perf_counter() - start
     record.update(parameters=parameter_count(model),
                   train_seconds=train_seconds,
@@ -151,15 +171,17 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
                   final_train_loss=float(np.mean(losses[-50:])))
     start = time.perf_counter()
     by_size = accuracy_by_population_size(model, clouds.test_x, clouds.test_y, evaluation_sizes(budget))
+    probs = torch.from_numpy(probabilities(model, clouds.test_x, TABLE_SIZES[0]))
+    labels = torch.nn.functional.one_hot(torch.from_numpy(clouds.test_y), len(clouds.class_names))
     return {**record, "eval_seconds": time.perf_counter() - start, "accuracy": by_size[str(TABLE_SIZES[0])],
-            "accuracy_by_population_size": by_size, "error": None}
+            "accuracy_by_population_size": by_size, **collapse_record(probs, labels), "error": None}
 
 
 def table2_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None
                  ) -> tuple[list[str], list[Task]]:
     """The columns to run and their tasks ``(spec, seed, budget, data)``, seed by seed (every
     column with seed 0 first, ...), so an interrupted sweep holds about equally many runs of each."""
-    return seed_by_seed(runs, sf.TABLE2_SPECS if specs is None else specs, sf.TABLE2_SPECS,
+    return seed_by_seed(runs, COLUMNS if specs is None else specs, COLUMNS,
                         lambda spec, seed: (spec, seed, budget, data))
 
 
@@ -186,6 +208,7 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
         "model": {"layer": "equivariant, eq. (1): tanh((X - 1 alpha(X)) Gamma + b) (the reference's "
                            "PermEqui1_max)", "hidden": budget.hidden,
                   "equivariant_layers": budget.equivariant_layers, "activation": "tanh",
+                  "head": f"output bias at the log class frequencies of the training clouds, weights x {HEAD_SCALE}",
                   "classifier": f"dropout {budget.dropout}, linear {budget.hidden}, tanh, dropout "
                                 f"{budget.dropout}, linear to classes",
                   "recurrent_steps": budget.recurrent_steps},
@@ -208,7 +231,7 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
             custom :class:`~setfuncs.experiments.pointcloud.budget.Budget`.
         out_path: the JSON file, written after every finished run; an earlier sitting's file of
             the same budget and data is resumed (its runs kept, only the missing ones run).
-        configurations: Table 2 specs to run (e.g. ``["max/max", "max/r-lse"]``); None: all ten.
+        configurations: columns to run (e.g. ``["max/max", "max/r-lse"]``); None: all of :data:`COLUMNS`.
         data: the clouds (:class:`Data`; default the offline shapes).
         engine: where the runs train (:class:`~setfuncs.experiments.engine.Engine`: a local Dask
             cluster of ``jobs`` worker processes by default, or a running scheduler).
