@@ -26,14 +26,20 @@ __all__ = ["git_commit", "cpu_model", "environment", "sweep_provenance", "sweep_
 
 @lru_cache(maxsize=1)
 def git_commit() -> str | None:
-    """The checked-out commit of this package's repository, ``-dirty`` if files were changed (None outside git)."""
+    """The checked-out commit of this package's repository (None outside git), with ``-dirty`` if a
+    tracked file outside ``results/`` was changed: the code that ran, not the results files a
+    sweep rewrites."""
     root = Path(__file__).resolve().parents[2]
     try:
-        done = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=40"],
-                              capture_output=True, text=True, check=False)
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=False)
+        changed = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
+                                  ".", ":(exclude)results"], capture_output=True, text=True, check=False)
     except FileNotFoundError:  # git is not installed
         return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    if head.returncode != 0 or changed.returncode != 0:
+        return None
+    return head.stdout.strip() + ("-dirty" if changed.stdout.strip() else "")
 
 
 def cpu_model() -> str | None:
