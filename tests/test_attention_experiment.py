@@ -12,7 +12,7 @@ import pytest
 
 from setfuncs.experiments.engine import Engine
 from setfuncs.experiments.attention import (BUDGETS, FULL, MEDIUM, QUICK, SPECS, Budget, Data, attention_table,
-                                            attention_tasks, elbo_curves, findings, format_table, load_results,
+                                            attention_tasks, elbo_curves, format_table, load_results,
                                             plot_elbo_curves, run_one, sweep)
 from setfuncs.experiments.attention.__main__ import main
 from setfuncs.experiments.results import RESULTS_DIR
@@ -88,8 +88,12 @@ def test_the_sweep_writes_a_complete_file_with_provenance(results_file: Path) ->
     assert load_results(results_file)["runs"] == results["runs"]
 
 
-def test_the_table_and_findings(results_file: Path) -> None:
+def test_the_table(results_file: Path) -> None:
     results = load_results(results_file)
+    failed = {r["spec"]: r["failed"] for r in results["runs"]}
+    assert [r["failed"] for r in attention_table(results)] == [int(failed[s]) for s in ("image", "mean", "q-sum")]
+    for run in results["runs"]:                       # the tiny runs may fail; their numbers are left out
+        run["failed"] = False
     rows = attention_table(results)
     assert [r["spec"] for r in rows] == ["image", "mean", "q-sum"]
     assert rows[0]["elbo_image"] is not None and rows[0]["elbo_5"] is None and rows[0]["monotonic"] is None
@@ -97,11 +101,6 @@ def test_the_table_and_findings(results_file: Path) -> None:
     assert rows[1]["monotonic"] == (rows[1]["elbo_20"] > rows[1]["elbo_5"])
     text = format_table(rows, [5, 20])
     assert "ELBO n=20" in text and "q-sum" in text
-    items = findings(results, PAPER)
-    assert len(items) == 3 and "order of magnitude" in items[0]["paper"]
-    assert "fewer" in items[0]["ours"] and "image localiser" in items[0]["ours"]
-    learnable = "learnable 1 of 1 (q-sum)" if rows[2]["monotonic"] else "learnable 0 of 1 (none)"
-    assert learnable in items[1]["ours"] and "box IoU" in items[2]["ours"]
     curves = elbo_curves(results)
     assert curves["sizes"] == [5, 20] and curves["training_size"] == 20 and set(curves["curves"]) == {"mean", "q-sum"}
     figure = plot_elbo_curves(curves)
@@ -118,7 +117,8 @@ def test_load_results_rejects_other_files(tmp_path: Path) -> None:
 def test_the_command_line(results_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["table", str(results_file), "--paper", str(PAPER)])
     out = capsys.readouterr().out
-    assert "ELBO n=5" in out and "image" in out and "paper: at 200 particles" in out and "ours:" in out
+    assert "ELBO n=5" in out and "image" in out and "ours:" in out
+    assert "not computed: the findings need usable runs of every localiser" in out      # 3 of 10 localisers
     with pytest.raises(SystemExit):
         main(["sweep", "--budget", "quick", "--runs", "1", "--data", "mnist", "--out", "x.json"])
     assert "--data mnist needs --mnist" in capsys.readouterr().err

@@ -120,7 +120,9 @@ def test_sweep_refuses_bad_arguments(tmp_path: Path) -> None:
 
 
 def _run(setting: str, mse: float, seed: int, spec: str = "max/max") -> dict:
-    return {"setting": setting, "spec": spec, "seed": seed, "mse": mse, "radius_mse": mse / 4,
+    equivariant, final = (part.removeprefix("r-") for part in spec.split("/"))
+    return {"setting": setting, "spec": spec, "equivariant": equivariant, "final": final, "seed": seed, "mse": mse,
+            "radius_mse": mse / 4,
             "center_mse": 3 * mse / 4, "error": None,
             "mse_by_population_size": {"20": mse, "5": 2 * mse, "100": 3 * mse}}
 

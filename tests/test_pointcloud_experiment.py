@@ -159,7 +159,12 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     assert [r["spec"] for r in rows] == ["max/max", "r-sum/r-sum"] and all(r["runs"] == 1 for r in rows)
     assert rows[0]["paper_1000"] == pytest.approx(0.873) and rows[1]["paper_50"] == pytest.approx(0.61)
     top = next(r for r in results["runs"] if r["spec"] == "max/max")
-    assert rows[0]["mean_100"] == rows[0]["best_100"] == top["accuracy_by_population_size"]["100"]
+    expected = None if top["collapsed"] else top["accuracy_by_population_size"]["100"]
+    assert rows[0]["collapsed"] == int(top["collapsed"]) and rows[0]["mean_100"] == rows[0]["best_100"] == expected
+    usable = sum(not r["collapsed"] for r in results["runs"])                 # collapsed runs draw no curve
+    assert [c["sizes"] for c in accuracy_curves(results)] == [[10, 50, 60, 100, 1000]] * usable
+    for run in results["runs"]:
+        run["collapsed"] = False
     assert [c["sizes"] for c in accuracy_curves(results)] == [[10, 50, 60, 100, 1000]] * 2
 
 

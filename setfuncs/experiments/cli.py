@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .engine import Engine, SweepInterrupted
+from .findings import VARIANT_TITLES, Finding, format_findings
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
 from .sweeps import all_configurations, spec_of
 
 __all__ = ["SPECS", "positive_int", "existing_file", "add_sweep_command", "engine_of", "run_sweep_command",
-           "load_checked"]
+           "load_checked", "print_findings"]
 
 #: The 36 model specs a sweep can run.
 SPECS = [spec_of(*c) for c in all_configurations()]
@@ -123,3 +124,15 @@ def load_checked(load: Callable[[Path], dict], path: Path) -> dict:
     if not results.get("complete"):
         print(f"note: {path} is an incomplete sweep", file=sys.stderr)
     return results
+
+
+def print_findings(compute: Callable[[str], list[Finding]]) -> None:
+    """Print the paper's findings with intervals and verdicts, ``compute(variant)`` for both variants
+    (:data:`~setfuncs.experiments.findings.VARIANT_TITLES`); a variant whose runs cannot decide them
+    (a configuration without usable runs, as in a partial sweep) is named with the reason."""
+    for variant, title in VARIANT_TITLES.items():
+        print(f"\nfindings, {title}:")
+        try:
+            print(format_findings(compute(variant)))
+        except ValueError as err:
+            print(f"not computed: {err}")

@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "results_file", "load_sweep", "load_paper"]
+__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "results_file", "load_sweep", "load_paper", "provenance_rows"]
 
 #: ``<repository>/results``, next to the ``setfuncs`` package of an editable install.
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
@@ -52,3 +52,31 @@ def load_paper(path: str | os.PathLike) -> dict:
         raise ValueError(f"{path} is not the copy of the paper's numbers: pass results/{PAPER_RESULTS}, "
                          f"written by `python scripts/copy_paper_results.py PATH/TO/results.json`")
     return record["paper"]
+
+
+def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
+    """How a sweep's file was made, as ``(what, value)`` rows for a chapter's table: the command, the
+    git commits of its sittings, the runs (finished, diverged, collapsed, failed), whether it is
+    complete, its wall time per sitting and engine, the hardware and the versions. ``package`` is
+    the experiment's module, e.g. ``"setfuncs.experiments.circle"``."""
+    runs = [r for r in results["runs"] if "failure" not in r]
+    sittings = results["sittings"]
+    commands = list(dict.fromkeys(" ".join(["python -m", package, *s["command"][1:]]) for s in sittings))
+    commits = list(dict.fromkeys(s["git_commit"] or "unknown" for s in sittings))
+    times = "; ".join(f"{s['wall_seconds'] / 60:.0f} min on {s['engine'] or 'no engine'} ({s['runs_added']} runs)"
+                      for s in sittings if s["wall_seconds"] is not None)
+    hardware = results["hardware"]
+    return [
+        ("command" + ("s" if len(commands) > 1 else ""), "; ".join(commands)),
+        ("git commit of the code" + ("s" if len(commits) > 1 else ""), ", ".join(commits)),
+        ("runs per configuration (seeds)", str(results["runs_per_configuration"])),
+        ("runs: finished / diverged / collapsed / failed",
+         f"{sum(r.get('error') is None for r in runs)} / {sum(r.get('error') is not None for r in runs)} / "
+         f"{sum(bool(r.get('collapsed')) for r in runs)} / {len(results['runs']) - len(runs)}"),
+        ("complete", str(results["complete"])),
+        ("wall time", f"{results['wall_seconds'] / 60:.0f} min in {len(sittings)} sitting"
+                      f"{'s' if len(sittings) > 1 else ''}: {times}"),
+        ("hardware", f"{hardware['cpu_model']}, {hardware['cpu_count']} cores, "
+                     f"{hardware['torch_threads_per_run']} torch thread per run"),
+        ("versions", ", ".join(f"{k} {v}" for k, v in results["versions"].items())),
+    ]

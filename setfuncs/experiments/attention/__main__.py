@@ -13,11 +13,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..cli import add_sweep_command, engine_of, existing_file, load_checked, run_sweep_command
+from ..cli import add_sweep_command, engine_of, existing_file, load_checked, print_findings, run_sweep_command
 from .budget import BUDGETS
 from .canvas import MNIST_URL
 from .sweep import DATA_SETS, SPECS, Data, sweep
-from .table import attention_table, findings, format_findings, format_table, load_results
+from .findings import attention_findings
+from .table import attention_table, format_table, load_results
 
 
 def parser() -> argparse.ArgumentParser:
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
           f"test ELBO in nats per canvas (higher is better)")
     print(format_table(attention_table(results), params["eval_sizes"]))
     print()
-    print(format_findings(findings(results, args.paper)))
+    print_findings(lambda variant: attention_findings(results, args.paper, variant))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-r"""Figure 4's numbers from a sweep's results file, next to the paper's findings.
+r"""Figure 4's numbers from a sweep's results file.
 
-:func:`attention_table`: one row per configuration -- runs, localiser weights, mean test ELBO
-over seeds at every population size (the image localiser has one value), the count accuracy and
-box IoU at the training size, and whether the mean ELBO grows strictly with the population size.
-:func:`findings`: the three findings of the paper (``results/paper-results.json``, qualitative strings) with
-what our results say about each.
+:func:`attention_table`: one row per configuration -- runs, failed runs, localiser weights, mean
+test ELBO over seeds at every population size (the image localiser has one value), the count
+accuracy and box IoU at the training size, and whether the mean ELBO grows with the population
+size at every step. Failed runs (collapsed, or counting at chance) are counted and left out of
+every mean. The paper's findings, with intervals and verdicts, are in
+:mod:`~setfuncs.experiments.attention.findings`.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
-from ..results import load_paper, load_sweep
+from ..results import load_sweep
 from .localisers import IMAGE
 from .sweep import EXPERIMENT, SET_SPECS
 
-__all__ = ["LEARNABLE", "load_results", "mean_over_runs", "attention_table", "elbo_curves", "findings", "format_table",
-           "format_findings"]
+__all__ = ["LEARNABLE", "load_results", "usable_runs", "mean_over_runs", "attention_table", "elbo_curves",
+           "format_table"]
 
 #: The learnable set aggregations (the others are plain).
 LEARNABLE = tuple(s for s in SET_SPECS if s[:2] in ("q-", "r-"))
@@ -36,6 +37,13 @@ def _sizes(results: dict) -> list[int]:
     return [int(n) for n in results["budget_parameters"]["eval_sizes"]]
 
 
+def usable_runs(results: dict, spec: str) -> tuple[list[dict], list[dict]]:
+    """The runs of ``spec`` that neither diverged nor failed, and all its runs (engine failures,
+    which a later sitting reruns, are not runs)."""
+    runs = [r for r in results["runs"] if r["spec"] == spec and "failure" not in r]
+    return [r for r in runs if r.get("error") is None and not r.get("failed")], runs
+
+
 def mean_over_runs(runs: list[dict], key: str, size: str) -> float | None:
     """The mean of the metric ``key`` (``"elbo"``, ``"count_accuracy"``, ``"box_iou"``) at population
     size ``size`` (``"image"`` for the image localiser) over the runs that have it; None if none has."""
@@ -47,18 +55,18 @@ def mean_over_runs(runs: list[dict], key: str, size: str) -> float | None:
 def attention_table(results: dict) -> list[dict]:
     """One row per configuration with runs (image first, then the set aggregations in sweep order).
 
-    Keys: ``spec, runs, diverged, localiser_parameters``, ``elbo_<n>`` for every evaluated size
+    Keys: ``spec, runs, diverged, failed, localiser_parameters``, ``elbo_<n>`` for every evaluated size
     (set localisers) or ``elbo_image``, ``count_accuracy``, ``box_iou`` (training size or image),
     ``monotonic`` (set localisers: the mean ELBO increases strictly with n).
     """
     sizes = _sizes(results)
     train = str(results["budget_parameters"]["particles"])
-    present = {r["spec"] for r in results["runs"]}
+    present = {r["spec"] for r in results["runs"] if "failure" not in r}
     rows = []
     for spec in [s for s in (IMAGE,) + SET_SPECS if s in present] + sorted(present - {IMAGE, *SET_SPECS}):
-        runs = [r for r in results["runs"] if r["spec"] == spec]
-        done = [r for r in runs if r.get("error") is None]
-        row: dict = {"spec": spec, "runs": len(runs), "diverged": len(runs) - len(done),
+        done, runs = usable_runs(results, spec)
+        row: dict = {"spec": spec, "runs": len(runs), "diverged": sum(r.get("error") is not None for r in runs),
+                     "failed": sum(bool(r.get("failed")) and r.get("error") is None for r in runs),
                      "localiser_parameters": done[0]["localiser_parameters"] if done else None}
         key = "image" if spec == IMAGE else train
         row["elbo_image"] = mean_over_runs(done, "elbo", "image") if spec == IMAGE else None
@@ -83,58 +91,12 @@ def elbo_curves(results: dict) -> dict:
             "curves": curves}
 
 
-def findings(results: dict, paper: str | os.PathLike | None = None) -> list[dict]:
-    """The paper's findings on spatial attention (from its ``results/paper-results.json``; None: without them)
-    with ours: ``[{"paper": ..., "ours": ...}, ...]``."""
-    theirs = [None, None, None]
-    if paper is not None:
-        theirs = list(load_paper(paper)["spatial_attention"]["findings"])
-    rows = attention_table(results)
-    by_spec = {r["spec"]: r for r in rows}
-    train = results["budget_parameters"]["particles"]
-    sets = [r for r in rows if r["spec"] != IMAGE and r[f"elbo_{train}"] is not None]
-    image = by_spec.get(IMAGE)
-    if sets and image is not None and image["elbo_image"] is not None:
-        best = max(sets, key=lambda r: r[f"elbo_{train}"])
-        ratio = image["localiser_parameters"] / best["localiser_parameters"]
-        on_par = (f"best set localiser {best['spec']}: ELBO {best[f'elbo_{train}']:.1f} at n = {train} vs "
-                  f"image localiser {image['elbo_image']:.1f} (difference {best[f'elbo_{train}'] - image['elbo_image']:+.1f}"
-                  f" nats); localiser weights {best['localiser_parameters']:,} vs {image['localiser_parameters']:,} "
-                  f"({ratio:.1f}x fewer)")
-    else:
-        on_par = "needs runs of the image localiser and of a set localiser"
-    def monotone(specs: Sequence[str]) -> str:
-        known = [by_spec[s] for s in specs if s in by_spec and by_spec[s]["monotonic"] is not None]
-        yes = [r["spec"] for r in known if r["monotonic"]]
-        return f"{len(yes)} of {len(known)} ({', '.join(yes) or 'none'})"
-    monotonic = (f"ELBO strictly increasing in n: learnable {monotone(LEARNABLE)}; plain "
-                 f"{monotone([s for s in SET_SPECS if s not in LEARNABLE])}")
-    sizes = sorted(_sizes(results))
-    tighter = []
-    for r in sets:
-        runs = [x for x in results["runs"] if x["spec"] == r["spec"] and x.get("error") is None]
-        ious = [mean_over_runs(runs, "box_iou", str(n)) for n in sizes]
-        if ious[0] is not None and ious[-1] is not None:
-            tighter.append(f"{r['spec']} {ious[0]:.2f}->{ious[-1]:.2f}")
-    tighten = (f"box IoU at n = {sizes[0]} -> {sizes[-1]}: " + ", ".join(tighter)) if tighter else "no box IoUs"
-    return [{"paper": p, "ours": o} for p, o in zip(theirs, (on_par, monotonic, tighten))]
-
-
 def format_table(rows: Sequence[dict], sizes: Sequence[int]) -> str:
     """A fixed-width text rendering of :func:`attention_table` rows."""
-    columns = [("spec", "localiser", "{:<10}"), ("runs", "runs", "{:>5}"), ("localiser_parameters", "weights", "{:>9.0f}"),
+    columns = [("spec", "localiser", "{:<10}"), ("runs", "runs", "{:>5}"), ("failed", "failed", "{:>7}"),
+               ("localiser_parameters", "weights", "{:>9.0f}"),
                ("elbo_image", "ELBO image", "{:>11.1f}")]
     columns += [(f"elbo_{n}", f"ELBO n={n}", "{:>11.1f}") for n in sorted(sizes)]
     columns += [("count_accuracy", "count acc", "{:>10.1%}"), ("box_iou", "box IoU", "{:>8.2f}"),
                 ("monotonic", "monotonic", "{!s:>10}")]
     return text_table(rows, columns)
-
-
-def format_findings(items: Sequence[dict]) -> str:
-    """The findings as text: ``paper: ...`` / ``ours: ...`` pairs."""
-    lines = []
-    for i, item in enumerate(items, 1):
-        if item["paper"] is not None:
-            lines.append(f"{i}. paper: {item['paper']}")
-        lines.append(f"{'   ' if item['paper'] is not None else f'{i}. '}ours:  {item['ours']}")
-    return "\n".join(lines)

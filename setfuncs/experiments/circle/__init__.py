@@ -15,10 +15,12 @@ from .data import circle_batch, circle_targets, sample_populations, test_set
 from ..sweeps import SETTINGS, all_configurations, spec_of
 from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_errors, make_model, run_one, sweep,
                     train_model)
-from .table import by_population_size, circle_table, format_table, load_results
+from .findings import circle_findings
+from .table import by_population_size, circle_table, format_table, load_results, median_best, usable_runs
 
 __all__ = ["min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
            "welzl_trace", "Step", "Circle", "circle_of", "sample_populations", "circle_targets",
            "circle_batch", "test_set", "Budget", "BUDGETS", "QUICK", "MEDIUM", "FULL", "SETTINGS",
            "all_configurations", "spec_of", "make_model", "train_model", "run_one", "circle_errors", "sweep",
-           "circle_table", "by_population_size", "format_table", "load_results"]
+           "circle_table", "by_population_size", "format_table", "load_results", "median_best", "usable_runs",
+           "circle_findings"]

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import add_sweep_command, engine_of, existing_file, load_checked, positive_int, run_sweep_command
+from ..cli import (add_sweep_command, engine_of, existing_file, load_checked, positive_int, print_findings,
+                   run_sweep_command)
 from .sweep import BUDGETS, sweep
+from ..findings import VARIANT_TITLES
+from .findings import circle_findings
 from .table import circle_table, format_table, load_results
 
 
@@ -48,7 +51,9 @@ def main(argv: list[str] | None = None) -> None:
                                         args.restart, progress=not args.no_progress), args.out)
     else:
         results = load_checked(load_results, args.results)
-        print(format_table(circle_table(results, args.batch_size, args.bootstraps, paper=args.paper)))
+        for variant, title in VARIANT_TITLES.items():
+            print(f"{title}\n{format_table(circle_table(results, args.batch_size, args.bootstraps, paper=args.paper, variant=variant))}\n")
+        print_findings(lambda variant: circle_findings(results, args.paper, variant, args.batch_size, args.bootstraps))
 
 
 if __name__ == "__main__":

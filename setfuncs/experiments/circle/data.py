@@ -16,7 +16,8 @@ outlying particles of possibly small clusters, so the centre of the minimal encl
 far from the sample mean (the paper's point), and the centre moves around the plane from
 population to population. With these numbers the radius is about ``2.0 +- 0.9`` (mean +- std),
 the centres spread with variance about ``1.6`` per coordinate, and predicting the sample mean as
-the centre costs a squared centre distance of about ``0.43`` (20,000 populations, seed 0): a
+the centre costs a squared centre distance of about ``0.43`` (20,000 populations, seed 0;
+``scripts/probes/circle_scale.py``, output in ``results/probes/circle_scale.txt``): a
 scale of order 1, like the paper's reported errors (whose absolute values depend on its unknown
 mixture, so only ratios between its rows are comparable with ours).
 

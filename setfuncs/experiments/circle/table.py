@@ -10,8 +10,11 @@ runs (the paper: 20 seeds x 9 aggregation combinations = 180):
 * both as ratios to the ``plain/plain`` row, so that our rows compare with the paper's even though
   the absolute MSEs depend on the paper's unknown data scale.
 
-Runs whose training diverged (``error`` set) are counted but have no MSE. Rows are lists of
-plain dicts (no pandas).
+``variant="paper"`` pools the paper's nine combinations of ``{mean, max, lse}``;
+``variant="lme"`` the nine of ``{mean, max, lme}`` (log-mean-exp in place of LSE; the four
+mean/max combinations are in both). Runs whose training diverged (``error`` set) and runs that
+collapsed to a constant (``collapsed``) are counted but left out of the best and median best
+MSE. Rows are lists of plain dicts (no pandas).
 """
 
 from __future__ import annotations
@@ -24,10 +27,10 @@ import numpy as np
 from setfuncs.tables import text_table
 
 from ..results import load_paper, load_sweep
-from ..sweeps import SETTINGS
+from ..sweeps import SETTINGS, VARIANTS, in_variant
 
-__all__ = ["PAPER_ROWS", "load_results", "paper_rows", "circle_table", "by_population_size",
-           "format_table"]
+__all__ = ["PAPER_ROWS", "load_results", "paper_rows", "usable_runs", "median_best", "circle_table",
+           "by_population_size", "format_table"]
 
 #: Our setting names -> the row names in the paper's ``results/paper-results.json``.
 PAPER_ROWS = {
@@ -50,22 +53,28 @@ def paper_rows(path: str | os.PathLike) -> dict[str, dict[str, float]]:
     return {setting: dict(zip(columns, table["rows"][name])) for setting, name in PAPER_ROWS.items()}
 
 
-def _finished_runs(results: dict, setting: str) -> tuple[list[dict], int]:
-    runs = [r for r in results["runs"] if r["setting"] == setting]
-    return [r for r in runs if r.get("error") is None], len(runs)
+def usable_runs(results: dict, setting: str, variant: str = "paper") -> tuple[list[dict], list[dict]]:
+    """The runs of ``setting`` in ``variant``'s grid: those with an MSE that did not collapse, and all
+    (engine failures, which a later sitting reruns, are not runs)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    runs = [r for r in results["runs"] if "failure" not in r and r["setting"] == setting and in_variant(r, variant)]
+    return [r for r in runs if r.get("error") is None and not r.get("collapsed")], runs
 
 
-def _median_best(mse: np.ndarray, batch_size: int, bootstraps: int, seed: int) -> float:
+def median_best(mse: np.ndarray, batch_size: int, bootstraps: int, seed: int) -> float:
+    """The paper's median best MSE: the median over ``bootstraps`` batches of ``batch_size`` runs
+    (drawn with replacement, ``numpy.random.default_rng(seed)``) of each batch's smallest MSE."""
     rng = np.random.default_rng(seed)
     batches = rng.integers(0, len(mse), size=(bootstraps, batch_size))
     return float(np.median(mse[batches].min(axis=1)))
 
 
 def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, seed: int = 0,
-                 paper: str | os.PathLike | None = None) -> list[dict]:
+                 paper: str | os.PathLike | None = None, variant: str = "paper") -> list[dict]:
     """One row per setting with runs (in :data:`~setfuncs.experiments.sweeps.SETTINGS` order).
 
-    Keys: ``setting, runs, diverged, best_mse, radius_mse, center_mse, best_spec, best_seed,
+    Keys: ``setting, runs, diverged, collapsed, best_mse, radius_mse, center_mse, best_spec, best_seed,
     median_best_mse, best_mse_ratio, median_best_mse_ratio`` (ratios to ``plain/plain``, None if
     that row is missing) and, with ``paper`` (the path of the paper's ``results/paper-results.json``),
     ``paper_best_mse, paper_radius_mse, paper_center_mse, paper_median_best_mse`` and the paper's
@@ -75,16 +84,17 @@ def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, se
         raise ValueError(f"batch_size and bootstraps must be positive, got {batch_size}, {bootstraps}")
     rows = []
     for setting in SETTINGS:
-        runs, total = _finished_runs(results, setting)
+        runs, every = usable_runs(results, setting, variant)
         if not runs:
             continue
         mse = np.array([r["mse"] for r in runs], dtype=float)
         best = runs[int(mse.argmin())]
-        rows.append({"setting": setting, "runs": total, "diverged": total - len(runs),
+        rows.append({"setting": setting, "runs": len(every), "diverged": sum(r.get("error") is not None for r in every),
+                     "collapsed": sum(bool(r.get("collapsed")) for r in every),
                      "best_mse": best["mse"], "radius_mse": best["radius_mse"],
                      "center_mse": best["center_mse"], "best_spec": best["spec"],
                      "best_seed": best["seed"],
-                     "median_best_mse": _median_best(mse, batch_size, bootstraps, seed)})
+                     "median_best_mse": median_best(mse, batch_size, bootstraps, seed)})
     paper_table = paper_rows(paper) if paper is not None else None
     base = next((r for r in rows if r["setting"] == "plain/plain"), None)
     for row in rows:
@@ -99,14 +109,14 @@ def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, se
     return rows
 
 
-def by_population_size(results: dict) -> list[dict]:
+def by_population_size(results: dict, variant: str = "paper") -> list[dict]:
     """For each setting, its best run (by MSE at ``N = 20``) evaluated at every test size.
 
     Keys: ``setting, spec, seed, sizes`` (ascending ``N``) and ``mse`` (one per size).
     """
     rows = []
     for setting in SETTINGS:
-        runs, _ = _finished_runs(results, setting)
+        runs, _ = usable_runs(results, setting, variant)
         if not runs:
             continue
         best = min(runs, key=lambda r: r["mse"])
@@ -118,7 +128,7 @@ def by_population_size(results: dict) -> list[dict]:
 
 def format_table(rows: Sequence[dict]) -> str:
     """A fixed-width text rendering of :func:`circle_table` rows (with the paper's if present)."""
-    columns = [("setting", "equiv./final", "{:<20}"), ("runs", "runs", "{:>5}"),
+    columns = [("setting", "equiv./final", "{:<20}"), ("runs", "runs", "{:>5}"), ("collapsed", "coll.", "{:>6}"),
                ("best_mse", "best MSE", "{:>9.3f}"), ("radius_mse", "radius", "{:>8.3f}"),
                ("center_mse", "centre", "{:>8.3f}"), ("median_best_mse", "median best", "{:>12.3f}"),
                ("best_mse_ratio", "best/pp", "{:>8.2f}"), ("median_best_mse_ratio", "median/pp", "{:>10.2f}"),

@@ -17,7 +17,9 @@ from .metric import (bootstrap_samples, em_estimates, estimator_curve, kde_log_d
                      log_score_ratio, model_estimates, scott_bandwidth)
 from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, Budget, evaluate_metric, make_model, run_one, sweep,
                     train_model)
-from .table import (by_population_size, format_table, load_results, mixture_table, peak_performance)
+from .findings import mixture_findings
+from .table import (batch_peaks, by_population_size, format_table, load_results, mixture_table, peak_performance,
+                    variant_runs)
 
 __all__ = ["COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRAIN_SIZES", "Mixtures",
            "mixture_batch", "mixture_log_density", "population_size_probabilities",
@@ -27,4 +29,5 @@ __all__ = ["COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRA
            "initial_parameters", "bootstrap_samples", "em_estimates", "estimator_curve",
            "kde_log_density", "log_score_ratio", "model_estimates", "scott_bandwidth", "Budget",
            "QUICK", "MEDIUM", "FULL", "BUDGETS", "evaluate_metric", "make_model", "train_model", "run_one", "sweep",
-           "peak_performance", "mixture_table", "by_population_size", "format_table", "load_results"]
+           "peak_performance", "mixture_table", "by_population_size", "format_table", "load_results", "batch_peaks",
+           "variant_runs", "mixture_findings"]

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import add_sweep_command, engine_of, existing_file, load_checked, positive_int, run_sweep_command
+from ..cli import (add_sweep_command, engine_of, existing_file, load_checked, positive_int, print_findings,
+                   run_sweep_command)
 from .sweep import BUDGETS, sweep
-from .table import by_population_size, format_table, load_results, mixture_table, paper_findings
+from ..findings import VARIANT_TITLES
+from .findings import mixture_findings
+from .table import by_population_size, format_table, load_results, mixture_table
 
 
 def parser() -> argparse.ArgumentParser:
@@ -52,16 +55,15 @@ def main(argv: list[str] | None = None) -> None:
                                         args.restart, progress=not args.no_progress), args.out)
         return
     results = load_checked(load_results, args.results)
-    print("metric = log p_EM(w) - log p_model(w) at n = 100 (negative: EM is outperformed)")
-    print(format_table(mixture_table(results, args.batch_size, args.bootstraps)))
-    print("\nmedian metric over runs by population size n")
-    for row in by_population_size(results):
-        values = "  ".join(f"{n}: {m:.3g}" for n, m in zip(row["sizes"], row["median"]))
-        print(f"{row['setting']:<20} {values}")
-    if args.paper is not None:
-        print("\nthe paper's findings:")
-        for finding in paper_findings(args.paper):
-            print(f"- {finding}")
+    print("metric = log p_EM(w) - log p_model(w) at n = 100, median over test populations (negative: EM is "
+          "outperformed)")
+    for variant, title in VARIANT_TITLES.items():
+        print(f"\n{title}\n{format_table(mixture_table(results, args.batch_size, args.bootstraps, variant=variant))}")
+        print("median metric over runs by population size n")
+        for row in by_population_size(results, variant):
+            values = "  ".join(f"{n}: {m:.3g}" for n, m in zip(row["sizes"], row["median"]))
+            print(f"{row['setting']:<20} {values}")
+    print_findings(lambda variant: mixture_findings(results, args.paper, variant, args.batch_size, args.bootstraps))
 
 
 if __name__ == "__main__":

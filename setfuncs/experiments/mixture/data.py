@@ -14,10 +14,11 @@ unit circle at a uniformly random angle, and both components share one fixed iso
 The *target* is the smaller true weight ``w`` (not the fraction of particles drawn from it).
 
 **Why** :math:`\sigma = 0.7` (:data:`COMPONENT_STD`): the paper asks for clusters that are "not
-linearly separable". Measured on 2,000 populations of 100 particles each (a linear program per
-population decides whether a line separates the two components' particles), the fraction of
-linearly separable populations is 91 % at ``sigma = 0.4``, 48 % at 0.5, 13 % at 0.6, about 4 % at
-0.7 (3.4 % and 3.9 % in two draws) and 1.8 % at 0.8. The best line (the perpendicular bisector of
+linearly separable". Measured by ``scripts/probes/mixture_sigma.py`` on 2,000 populations of 100
+particles each (a linear program per population decides whether a line separates the two
+components' particles; output in ``results/probes/mixture_sigma.txt``), the fraction of
+linearly separable populations is 91.5 % at ``sigma = 0.4``, 47.7 % at 0.5, 15.0 % at 0.6, 3.9 %
+at 0.7 and 1.7 % at 0.8. The best line (the perpendicular bisector of
 the means, equal weights) misclassifies :math:`\Phi(-1/\sigma) \approx 7.7\%` of the particles.
 Larger values make the baseline nearly useless: the mean absolute error of EM's smaller weight
 (:mod:`~setfuncs.experiments.mixture.em`, 2,000 populations of 100) is 0.043 at ``sigma = 0.5``,
@@ -45,7 +46,7 @@ import torch
 from torch import Tensor
 
 __all__ = ["SMALLER_WEIGHT_RANGE", "COMPONENT_STD", "TRAIN_SIZES", "TEST_POPULATION_SIZE",
-           "Mixtures", "mixture_description", "sample_mixtures", "sample_particles",
+           "Mixtures", "mixture_description", "sample_mixtures", "sample_labelled_particles", "sample_particles",
            "sample_populations", "mixture_batch", "population_size_probabilities",
            "sample_population_size", "training_sampler", "test_populations", "mixture_log_density"]
 
@@ -103,10 +104,14 @@ def sample_mixtures(batch: int, generator: torch.Generator | None = None) -> tup
     return weights, torch.stack([first, -first], dim=1)
 
 
-def sample_particles(weights: Tensor, means: Tensor, n: int,
-                     generator: torch.Generator | None = None) -> Tensor:
-    """``n`` particles from each mixture ``(weights [B, 2], means [B, 2, 2])``: ``[B, n, 2]`` float32."""
+def sample_labelled_particles(weights: Tensor, means: Tensor, n: int, generator: torch.Generator | None = None,
+                              std: float = COMPONENT_STD) -> tuple[Tensor, Tensor]:
+    """``n`` particles from each mixture ``(weights [B, 2], means [B, 2, 2])`` with component standard
+    deviation ``std``: the particles ``[B, n, 2]`` float32 and their components ``[B, n]`` (bool: the
+    second component)."""
     _check_positive(n=n)
+    if not std > 0:
+        raise ValueError(f"std must be positive, got {std!r}")
     if weights.dim() != 2 or weights.shape[1] != 2 or means.shape != (weights.shape[0], 2, 2):
         raise ValueError(f"need weights [B, 2] and means [B, 2, 2], got {tuple(weights.shape)} and "
                          f"{tuple(means.shape)}")
@@ -114,7 +119,13 @@ def sample_particles(weights: Tensor, means: Tensor, n: int,
     second = torch.rand(batch, n, generator=generator, dtype=torch.float64) >= weights[:, :1]
     mu = torch.where(second[..., None], means[:, None, 1], means[:, None, 0])
     noise = torch.randn(batch, n, 2, generator=generator, dtype=torch.float64)
-    return (mu + COMPONENT_STD * noise).float()
+    return (mu + std * noise).float(), second
+
+
+def sample_particles(weights: Tensor, means: Tensor, n: int,
+                     generator: torch.Generator | None = None) -> Tensor:
+    """``n`` particles from each mixture ``(weights [B, 2], means [B, 2, 2])``: ``[B, n, 2]`` float32."""
+    return sample_labelled_particles(weights, means, n, generator)[0]
 
 
 def sample_populations(batch: int, n: int, generator: torch.Generator | None = None) -> Mixtures:

@@ -5,13 +5,15 @@ the aggregation inside the equivariant layers (``by="equivariant"``, the figure'
 final one (``by="final"``, bottom row): for each family ``mean, max, lse`` and each kind, plain
 (e.g. ``lse``) or learnable (recurrent, e.g. ``r-lse``), pool the runs of every configuration that
 uses it (over the other aggregation and its kind). From the pooled per-run metrics :math:`m`
-(the mean metric over the test populations at ``n = 100``), draw ``bootstraps`` batches of
+(the median metric over the test populations at ``n = 100``), draw ``bootstraps`` batches of
 ``batch_size = 5`` runs with replacement and record each batch's best (lowest) metric:
 
 .. math:: \text{peak}_b = \min_{j \in \text{batch}_b} m_j, \qquad b = 1, \dots, \text{bootstraps}.
 
 The violins show the distribution of :math:`\text{peak}_b`; negative means EM is outperformed.
-Runs whose training diverged (``metric`` None) are counted but not drawn. Rows are plain dicts.
+``variant="paper"`` uses the paper's grid of ``{mean, max, lse}``, ``variant="lme"`` the grid with
+log-mean-exp in place of LSE. Runs whose training diverged (``metric`` None) or that collapsed to
+a constant (``collapsed``) are counted but not drawn. Rows are plain dicts.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ import numpy as np
 from setfuncs.tables import text_table
 
 from ..results import load_paper, load_sweep
-from ..sweeps import AGGREGATIONS, SETTINGS
+from ..sweeps import SETTINGS, VARIANTS, in_variant
 
-__all__ = ["GROUPINGS", "load_results", "paper_findings", "peak_performance", "mixture_table",
-           "by_population_size", "format_table"]
+__all__ = ["GROUPINGS", "load_results", "paper_findings", "variant_runs", "peak_performance", "batch_peaks",
+           "mixture_table", "by_population_size", "format_table"]
 
 #: How runs can be grouped for the violins, by the equivariant or by the final aggregation.
 GROUPINGS = ("equivariant", "final")
@@ -44,7 +46,7 @@ def paper_findings(path: str | os.PathLike) -> list[str]:
 
 
 def _metric(run: dict, size: int | None) -> float | None:
-    if run.get("error") is not None:
+    if run.get("error") is not None or run.get("collapsed"):
         return None
     if size is None:
         return run["metric"]
@@ -56,8 +58,16 @@ def _is_learnable(run: dict, by: str) -> bool:
     return (equivariant if by == "equivariant" else final) == "recurrent"
 
 
+def variant_runs(results: dict, variant: str = "paper") -> list[dict]:
+    """The runs (not engine failures) of ``variant``'s 3 x 3 grid in all four settings."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    return [r for r in results["runs"] if "failure" not in r and in_variant(r, variant)]
+
+
 def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5,
-                     bootstraps: int = 1000, seed: int = 0, size: int | None = None) -> list[dict]:
+                     bootstraps: int = 1000, seed: int = 0, size: int | None = None,
+                     variant: str = "paper") -> list[dict]:
     """The peak-performance distribution of every aggregation group (one violin each).
 
     Args:
@@ -67,10 +77,12 @@ def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5
         bootstraps: bootstrap batches per group.
         seed: every group draws its batches with ``numpy.random.default_rng(seed)``.
         size: the population size of the metric; None: the per-run ``metric`` (``n = 100``).
+        variant: ``"paper"`` or ``"lme"`` (:data:`~setfuncs.experiments.sweeps.VARIANTS`).
 
-    Returns one dict per group with runs, in the order ``mean, r-mean, max, r-max, lse, r-lse``:
-    ``by, family, learnable, label, runs, diverged, metrics`` (the finished runs' metrics, an
-    array) and ``peaks`` (``[bootstraps]``, the best metric of each batch).
+    Returns one dict per group with runs, in the order ``mean, r-mean, max, r-max, lse, r-lse``
+    (``lme, r-lme`` for the lme variant): ``by, family, learnable, label, runs, diverged,
+    collapsed, metrics`` (the metrics of the runs that neither diverged nor collapsed, an array)
+    and ``peaks`` (``[bootstraps]``, the best metric of each batch).
     """
     if by not in GROUPINGS:
         raise ValueError(f"by must be one of {GROUPINGS}, got {by!r}")
@@ -78,40 +90,48 @@ def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
     groups = []
-    for family in AGGREGATIONS:
+    every = variant_runs(results, variant)
+    for family in VARIANTS[variant]:
         for learnable in (False, True):
-            runs = [r for r in results["runs"] if r[by] == family and _is_learnable(r, by) == learnable]
+            runs = [r for r in every if r[by] == family and _is_learnable(r, by) == learnable]
             values = [_metric(r, size) for r in runs]
             metrics = np.array([v for v in values if v is not None], dtype=float)
             if metrics.size == 0:
                 continue
-            rng = np.random.default_rng(seed)
-            batches = rng.integers(0, metrics.size, size=(bootstraps, batch_size))
             groups.append({"by": by, "family": family, "learnable": learnable,
                            "label": f"{'r-' if learnable else ''}{family}", "runs": len(runs),
-                           "diverged": len(runs) - metrics.size, "metrics": metrics,
-                           "peaks": metrics[batches].min(axis=1)})
+                           "diverged": sum(r.get("error") is not None for r in runs),
+                           "collapsed": sum(bool(r.get("collapsed")) for r in runs), "metrics": metrics,
+                           "peaks": batch_peaks(metrics, batch_size, bootstraps, seed)})
     return groups
 
 
+def batch_peaks(metrics: np.ndarray, batch_size: int = 5, bootstraps: int = 1000, seed: int = 0) -> np.ndarray:
+    """``[bootstraps]`` best (lowest) metrics of batches of ``batch_size`` runs drawn with replacement."""
+    rng = np.random.default_rng(seed)
+    return metrics[rng.integers(0, metrics.size, size=(bootstraps, batch_size))].min(axis=1)
+
+
 def mixture_table(results: dict, batch_size: int = 5, bootstraps: int = 1000,
-                  seed: int = 0) -> list[dict]:
+                  seed: int = 0, variant: str = "paper") -> list[dict]:
     """One row per violin, both groupings (``equivariant`` rows first).
 
-    Keys: ``by, label, runs, diverged, median_peak, q05_peak, q95_peak`` (of the peak
+    Keys: ``by, label, runs, diverged, collapsed, median_peak, q05_peak, q95_peak`` (of the peak
     distribution), ``peaks_worse_than_em`` (the fraction of peaks above 0), ``median_metric``
     (over runs), ``best_metric, best_spec, best_seed`` (the best single run).
     """
     rows = []
+    every = variant_runs(results, variant)
     for by in GROUPINGS:
-        for group in peak_performance(results, by, batch_size, bootstraps, seed):
-            finished = [r for r in results["runs"]
+        for group in peak_performance(results, by, batch_size, bootstraps, seed, variant=variant):
+            finished = [r for r in every
                         if r[by] == group["family"] and _is_learnable(r, by) == group["learnable"]
                         and _metric(r, None) is not None]
             best = min(finished, key=lambda r: r["metric"])
             peaks = group["peaks"]
             rows.append({"by": by, "label": group["label"], "runs": group["runs"],
-                         "diverged": group["diverged"], "median_peak": float(np.median(peaks)),
+                         "diverged": group["diverged"], "collapsed": group["collapsed"],
+                         "median_peak": float(np.median(peaks)),
                          "q05_peak": float(np.quantile(peaks, 0.05)),
                          "q95_peak": float(np.quantile(peaks, 0.95)),
                          "peaks_worse_than_em": float(np.mean(peaks > 0)),
@@ -121,15 +141,15 @@ def mixture_table(results: dict, batch_size: int = 5, bootstraps: int = 1000,
     return rows
 
 
-def by_population_size(results: dict) -> list[dict]:
+def by_population_size(results: dict, variant: str = "paper") -> list[dict]:
     """For each setting, the metric at every test size: the median over its runs and its best run's.
 
-    Keys: ``setting, sizes`` (ascending), ``median`` (one per size, over finished runs),
-    ``best_spec, best_seed, best`` (the run with the lowest ``metric``, at every size).
+    Keys: ``setting, sizes`` (ascending), ``median`` (one per size, over runs that neither diverged
+    nor collapsed), ``best_spec, best_seed, best`` (the run with the lowest ``metric``, at every size).
     """
     rows = []
     for setting in SETTINGS:
-        runs = [r for r in results["runs"] if r["setting"] == setting and _metric(r, None) is not None]
+        runs = [r for r in variant_runs(results, variant) if r["setting"] == setting and _metric(r, None) is not None]
         if not runs:
             continue
         sizes = sorted(int(n) for n in runs[0]["metric_by_population_size"])
@@ -145,6 +165,7 @@ def by_population_size(results: dict) -> list[dict]:
 def format_table(rows: Sequence[dict]) -> str:
     """A fixed-width text rendering of :func:`mixture_table` rows."""
     columns = [("by", "grouped by", "{:<12}"), ("label", "agg.", "{:<7}"), ("runs", "runs", "{:>5}"),
+               ("collapsed", "coll.", "{:>6}"),
                ("median_peak", "median peak", "{:>12.3g}"), ("q05_peak", "5%", "{:>10.3g}"),
                ("q95_peak", "95%", "{:>10.3g}"), ("peaks_worse_than_em", "peaks>0", "{:>8.0%}"),
                ("median_metric", "median run", "{:>11.3g}"), ("best_metric", "best run", "{:>10.3g}"),

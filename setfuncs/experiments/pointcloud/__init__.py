@@ -18,7 +18,8 @@ from .shapes import SHAPE_NAMES, base_mesh, random_shape, shape_meshes, syntheti
 from .surface import sample_surface
 from .sweep import (COLUMNS, DATA_SETS, LME_COLUMNS, Data, PointClouds, load_data, make_model, run_one, sweep,
                     table2_tasks, train_model)
-from .table import accuracy_curves, format_table, load_results, paper_rows, pointcloud_table
+from .findings import pointcloud_findings, variant_columns
+from .table import accuracy_curves, column_runs, format_table, load_results, paper_rows, pointcloud_table
 from .train import milestones, train_classifier, training_batches
 
 __all__ = ["BUDGETS", "FULL", "MEDIUM", "QUICK", "TABLE_SIZES", "Budget", "evaluation_sizes",
@@ -27,5 +28,6 @@ __all__ = ["BUDGETS", "FULL", "MEDIUM", "QUICK", "TABLE_SIZES", "Budget", "evalu
            "standardize", "subsample", "SHAPE_NAMES", "base_mesh", "random_shape", "shape_meshes",
            "synthetic_shapes", "sample_surface", "COLUMNS", "LME_COLUMNS", "DATA_SETS", "Data", "PointClouds", "load_data",
            "make_model", "run_one", "sweep", "table2_tasks", "train_model", "accuracy_curves",
-           "format_table", "load_results", "paper_rows", "pointcloud_table", "milestones",
+           "format_table", "load_results", "paper_rows", "pointcloud_table", "milestones", "column_runs",
+           "pointcloud_findings", "variant_columns",
            "train_classifier", "training_batches"]

@@ -14,10 +14,11 @@ import argparse
 from pathlib import Path
 
 
-from ..cli import add_sweep_command, engine_of, existing_file, load_checked, run_sweep_command
+from ..cli import add_sweep_command, engine_of, existing_file, load_checked, print_findings, run_sweep_command
 from .budget import BUDGETS
 from .modelnet import LAYOUT, MODELNET_URL
 from .sweep import COLUMNS, DATA_SETS, Data, sweep
+from .findings import pointcloud_findings
 from .table import accuracy_curves, data_label, format_table, load_results, pointcloud_table
 
 
@@ -78,6 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.paper is not None:
         print("paper: test accuracy on ModelNet40 (Table 2)")
     print(format_table(pointcloud_table(results, args.paper)))
+    print_findings(lambda variant: pointcloud_findings(results, args.paper, variant))
     print("\nmean accuracy by population size n")
     for curve in accuracy_curves(results):
         values = "  ".join(f"{n}: {a:.1%}" for n, a in zip(curve["sizes"], curve["mean"]))

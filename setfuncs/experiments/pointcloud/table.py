@@ -23,7 +23,7 @@ from ..results import load_paper, load_sweep
 from .budget import TABLE_SIZES
 from .sweep import EXPERIMENT
 
-__all__ = ["load_results", "paper_rows", "pointcloud_table", "accuracy_curves", "data_label",
+__all__ = ["load_results", "paper_rows", "column_runs", "pointcloud_table", "accuracy_curves", "data_label",
            "format_table"]
 
 
@@ -41,24 +41,32 @@ def paper_rows(path: str | os.PathLike) -> dict[str, dict[int, float]]:
 
 
 def _accuracy(run: dict, n: int) -> float | None:
-    if run.get("error") is not None:
+    if run.get("error") is not None or run.get("collapsed"):
         return None
     return (run.get("accuracy_by_population_size") or {}).get(str(n))
 
 
-def pointcloud_table(results: dict, paper: str | os.PathLike | None = None) -> list[dict]:
-    """One row per Table 2 column that has runs, in the paper's order.
+def column_runs(results: dict, spec: str) -> list[dict]:
+    """The runs of one column (engine failures, which a later sitting reruns, are not runs)."""
+    return [r for r in results["runs"] if r["spec"] == spec and "failure" not in r]
 
-    Keys: ``spec, runs, diverged``, and for every ``n`` in (1000, 100, 50): ``mean_<n>`` (over
-    finished runs), ``best_<n>`` (their largest) and, with ``paper`` (its ``results/paper-results.json``),
-    ``paper_<n>``.
+
+def pointcloud_table(results: dict, paper: str | os.PathLike | None = None) -> list[dict]:
+    """One row per column that has runs: Table 2's in the paper's order, then the others (the
+    log-mean-exp columns).
+
+    Keys: ``spec, runs, diverged, collapsed``, and for every ``n`` in (1000, 100, 50): ``mean_<n>``
+    (over runs that neither diverged nor collapsed), ``best_<n>`` (their largest) and, with
+    ``paper`` (its ``results/paper-results.json``), ``paper_<n>``.
     """
     theirs = paper_rows(paper) if paper is not None else {}
-    known = [s for s in sf.TABLE2_SPECS if any(r["spec"] == s for r in results["runs"])]
+    specs = {r["spec"] for r in results["runs"] if "failure" not in r}
+    known = [s for s in sf.TABLE2_SPECS if s in specs]
     rows = []
-    for spec in known + sorted({r["spec"] for r in results["runs"]} - set(known)):
-        runs = [r for r in results["runs"] if r["spec"] == spec]
-        row: dict = {"spec": spec, "runs": len(runs), "diverged": sum(r.get("error") is not None for r in runs)}
+    for spec in known + sorted(specs - set(known)):
+        runs = column_runs(results, spec)
+        row: dict = {"spec": spec, "runs": len(runs), "diverged": sum(r.get("error") is not None for r in runs),
+                     "collapsed": sum(bool(r.get("collapsed")) for r in runs)}
         for n in TABLE_SIZES:
             values = [v for v in (_accuracy(r, n) for r in runs) if v is not None]
             row[f"mean_{n}"] = float(np.mean(values)) if values else None
@@ -72,7 +80,7 @@ def accuracy_curves(results: dict) -> list[dict]:
     """For every column: ``spec, sizes`` (ascending) and ``mean`` accuracy over finished runs at each size."""
     curves = []
     for row in pointcloud_table(results):
-        runs = [r for r in results["runs"] if r["spec"] == row["spec"] and r.get("error") is None]
+        runs = [r for r in column_runs(results, row["spec"]) if _accuracy(r, TABLE_SIZES[0]) is not None]
         if not runs:
             continue
         sizes = sorted(int(n) for n in runs[0]["accuracy_by_population_size"])
@@ -93,7 +101,7 @@ def data_label(results: dict) -> str:
 
 def format_table(rows: Sequence[dict]) -> str:
     """A fixed-width text rendering of :func:`pointcloud_table` rows, accuracies in percent."""
-    columns = [("spec", "column", "{:<13}"), ("runs", "runs", "{:>5}")]
+    columns = [("spec", "column", "{:<13}"), ("runs", "runs", "{:>5}"), ("collapsed", "coll.", "{:>6}")]
     for kind, title in (("mean", "mean"), ("best", "best"), ("paper", "paper")):
         columns += [(f"{kind}_{n}", f"{title} {n}", "{:>11.1%}") for n in TABLE_SIZES]
     return text_table(rows, columns)

@@ -1,0 +1,80 @@
+r"""The paper's findings on Table 1, tested on a sweep's runs (:mod:`setfuncs.experiments.findings`).
+
+The statistic of a setting (a row of Table 1) is the paper's *median best MSE*
+(:func:`~setfuncs.experiments.circle.table.median_best`, batches of 20): the typical best MSE of a
+study of 20 runs, which, unlike the best of all runs, does not grow better with the number of
+runs. Comparisons are log ratios, so "row A is better than row B" is
+:math:`\ln T_B - \ln T_A > 0`. The intervals resample the runs of every configuration; runs that
+diverged or collapsed are left out (the table counts them).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..findings import Finding, bootstrap, verdict
+from ..sweeps import SETTINGS
+from .table import median_best, paper_rows, usable_runs
+
+__all__ = ["circle_findings"]
+
+PP, PR, RP, RR = SETTINGS
+
+
+def circle_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
+                    batch_size: int = 20, bootstraps: int = 1000, resamples: int = 500, seed: int = 0
+                    ) -> list[Finding]:
+    """The findings of Section 4.1 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
+    ``paper`` (``results/paper-results.json``) each claim quotes the paper's Table 1."""
+    theirs = paper_rows(paper) if paper is not None else None
+
+    def quote(*settings: str) -> str:
+        if theirs is None:
+            return ""
+        values = ", ".join(f"{s} {theirs[s]['median_best_mse']:.2f}" for s in settings)
+        return f" (the paper's median best MSE: {values})"
+
+    groups, setting_of = {}, {}
+    for setting in SETTINGS:
+        runs, _ = usable_runs(results, setting, variant)
+        for run in runs:
+            setting_of[run["spec"]] = setting
+            groups.setdefault(run["spec"], []).append((run["mse"], run["center_mse"], run["radius_mse"]))
+    if {setting_of[s] for s in groups} != set(SETTINGS):
+        raise ValueError(f"the findings need runs of all four settings; found {sorted(set(setting_of.values()))}")
+    groups = {spec: np.array(rows, dtype=float) for spec, rows in groups.items()}
+
+    def log_t(sample: dict[str, np.ndarray]) -> dict[str, float]:
+        pooled = {s: np.concatenate([v[:, 0] for spec, v in sample.items() if setting_of[spec] == s]) for s in SETTINGS}
+        return {s: np.log(median_best(mse, batch_size, bootstraps, seed)) for s, mse in pooled.items()}
+
+    def row_gap(better: str, worse: str | tuple[str, ...]):
+        others = (worse,) if isinstance(worse, str) else worse
+        return lambda sample: (lambda t: min(t[o] for o in others) - t[better])(log_t(sample))
+
+    def centre_over_radius(sample: dict[str, np.ndarray]) -> float:
+        rows = np.concatenate(list(sample.values()))
+        return float(np.log(np.median(rows[:, 1]) / np.median(rows[:, 2])))
+
+    centre_quote = "" if theirs is None else " (the paper's best runs: " + ", ".join(
+        f"{s} centre {theirs[s]['center_mse']:.2f}, radius {theirs[s]['radius_mse']:.2f}" for s in SETTINGS) + ")"
+    claims = [
+        ("recurrent equivariant layers improve the performance" + quote(RP, PP),
+         "ln T(plain/plain) - ln T(recurrent/plain)", row_gap(RP, PP)),
+        ("recurrent aggregations improve the performance" + quote(PR, PP),
+         "ln T(plain/plain) - ln T(plain/recurrent)", row_gap(PR, PP)),
+        ("equivariant layers grant the larger boost" + quote(RP, PR),
+         "ln T(plain/recurrent) - ln T(recurrent/plain)", row_gap(RP, PR)),
+        ("recurrent/recurrent is the best row" + quote(*SETTINGS),
+         "min over the other rows of ln T - ln T(recurrent/recurrent)", row_gap(RR, (PP, PR, RP))),
+        ("the challenge lies mostly in the centre" + centre_quote,
+         "ln(median centre MSE / median radius MSE) over all runs", centre_over_radius),
+    ]
+    found = []
+    for claim, measure, statistic in claims:
+        estimate, low, high = bootstrap(groups, statistic, resamples, seed)
+        found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
+                             note="T: median best MSE of 20-run batches"))
+    return found

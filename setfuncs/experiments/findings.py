@@ -1,0 +1,129 @@
+r"""Findings: the paper's claim, our estimate with a bootstrap confidence interval, and a verdict.
+
+Every experiment chapter ends with a table of :class:`Finding` rows. A finding's statistic is a
+function of the runs of several configurations; its uncertainty comes from the seeds. The
+**bootstrap** (:func:`bootstrap`) resamples the runs of every configuration with replacement,
+keeping each configuration's number of runs, recomputes the statistic ``resamples`` times, and
+reports the 2.5 % and 97.5 % percentiles: a 95 % percentile interval over what other seeds might
+have given (not over other data sets, budgets or code).
+
+**Verdicts** (:func:`verdict`), for a claim that a statistic is positive (the finding's
+``measure`` says what it is; a claim of "smaller" is turned into a positive difference):
+
+* *reproduced*: the whole interval lies above 0 (or above ``-margin`` for a claim of "on par");
+* *reversed*: the whole interval lies below 0: the opposite holds;
+* *not reproduced*: the interval lies below ``-margin`` for a claim of "on par", or, for a claim
+  made of several parts (:func:`combine`), a part is reversed or not reproduced;
+* *undecided*: the interval contains 0: these runs cannot tell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["VERDICTS", "RESAMPLES", "LEVEL", "VARIANT_TITLES", "Finding", "bootstrap", "verdict", "combine",
+           "findings_rows", "format_findings", "findings_html"]
+
+#: The four verdicts, from agreement with the paper to disagreement.
+VERDICTS = ("reproduced", "undecided", "not reproduced", "reversed")
+#: Bootstrap resamples of the runs.
+RESAMPLES = 1000
+#: The confidence level of every interval.
+LEVEL = 0.95
+#: What the two variants of a table are, in a heading.
+VARIANT_TITLES = {"paper": "the paper's aggregations (mean, max, LSE)",
+                  "lme": "log-mean-exp in place of LSE (not in the paper)"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One row of a chapter's findings table.
+
+    Attributes:
+        claim: the paper's claim (its words, or its table's numbers, labelled as the paper's).
+        measure: what we computed, in words (its sign convention included).
+        estimate, low, high: the statistic on all runs, and its 95 % bootstrap interval.
+        verdict: one of :data:`VERDICTS`.
+        variant: ``"paper"`` (the paper's LSE) or ``"lme"`` (log-mean-exp in its place).
+        note: what else a reader needs (e.g. collapsed runs left out).
+    """
+
+    claim: str
+    measure: str
+    estimate: float
+    low: float
+    high: float
+    verdict: str
+    variant: str = "paper"
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+def bootstrap(groups: Mapping[str, np.ndarray], statistic: Callable[[Mapping[str, np.ndarray]], float],
+              resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float, float]:
+    """``(estimate, low, high)``: ``statistic(groups)`` and its :data:`LEVEL` percentile interval when
+    the rows of every group (one group per configuration; a row per run, any trailing shape) are
+    resampled with replacement, ``resamples`` times with ``numpy.random.default_rng(seed)``."""
+    if not groups or any(len(v) == 0 for v in groups.values()):
+        raise ValueError(f"every group needs at least one run; sizes {({k: len(v) for k, v in groups.items()})}")
+    rng = np.random.default_rng(seed)
+    values = np.array([statistic({k: v[rng.integers(0, len(v), len(v))] for k, v in groups.items()})
+                       for _ in range(resamples)], dtype=float)
+    tail = (1 - LEVEL) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return float(statistic(groups)), float(low), float(high)
+
+
+def verdict(low: float, high: float, margin: float | None = None) -> str:
+    """The verdict on a claim that the statistic is positive (``margin`` None) or at least
+    ``-margin`` (a claim of "on par or better"), from its interval ``[low, high]``."""
+    if margin is None:
+        return "reproduced" if low > 0 else "reversed" if high < 0 else "undecided"
+    if low > -margin:
+        return "reproduced"
+    return "not reproduced" if high < -margin else "undecided"
+
+
+def combine(verdicts: Sequence[str]) -> str:
+    """The verdict on a claim made of several parts: reproduced only if every part is; not
+    reproduced if any part is reversed or not reproduced; otherwise undecided."""
+    if all(v == "reproduced" for v in verdicts):
+        return "reproduced"
+    if any(v in ("reversed", "not reproduced") for v in verdicts):
+        return "not reproduced"
+    return "undecided"
+
+
+def findings_rows(findings: Sequence[Finding]) -> list[dict]:
+    """Plain dicts of the findings, for :func:`setfuncs.tables.html_table` or :func:`~setfuncs.tables.text_table`."""
+    return [asdict(f) for f in findings]
+
+
+def format_findings(findings: Sequence[Finding]) -> str:
+    """The findings as text, one block each: the claim, the measure, the estimate with its interval,
+    the verdict."""
+    blocks = []
+    for i, f in enumerate(findings, 1):
+        blocks.append(f"{i}. [{f.variant}] {f.claim}\n   {f.measure}: {f.estimate:.4g} "
+                      f"({LEVEL:.0%} interval {f.low:.4g} to {f.high:.4g}) -> {f.verdict}"
+                      + (f"\n   ({f.note})" if f.note else ""))
+    return "\n".join(blocks)
+
+
+def findings_html(findings: Sequence[Finding], caption: str | None = None) -> str:
+    """The findings as an HTML table: the paper's claim, the variant, what we measured, the estimate
+    with its interval, and the verdict."""
+    from setfuncs.tables import html_table
+
+    rows = [{**asdict(f), "variant": "LSE (paper)" if f.variant == "paper" else "log-mean-exp",
+             "interval": f"{f.low:.3g} to {f.high:.3g}"} for f in findings]
+    return html_table(rows, [("claim", "the paper's claim", "{}"), ("variant", "with", "{}"),
+                             ("measure", "our measure", "{}"), ("estimate", "estimate", "{:.3g}"),
+                             ("interval", f"{LEVEL:.0%} interval", "{}"), ("verdict", "verdict", "{}")],
+                      caption=caption)

@@ -1,0 +1,80 @@
+r"""The paper's findings on Figure 3b, tested on a sweep's runs (:mod:`setfuncs.experiments.findings`).
+
+The statistic of a group of runs (a violin) is its **peak**: the median over bootstrap batches of 5
+runs of each batch's best metric (:func:`~setfuncs.experiments.mixture.table.batch_peaks`; lower
+is better, negative means EM is outperformed). "Group A is better than group B" is
+:math:`P_B - P_A > 0`. The intervals resample the runs of every configuration; runs that diverged
+or collapsed are left out of the peaks (the table counts them).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..findings import Finding, bootstrap, verdict
+from ..sweeps import VARIANTS
+from .table import _metric, batch_peaks, paper_findings, variant_runs
+
+__all__ = ["mixture_findings"]
+
+
+def mixture_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
+                     batch_size: int = 5, bootstraps: int = 1000, resamples: int = 500, seed: int = 0
+                     ) -> list[Finding]:
+    """The findings of Section 4.2 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
+    ``paper`` (``results/paper-results.json``) the claims are the paper's words."""
+    boost_claim, lse_claim, max_claim = (paper_findings(paper) if paper is not None else
+                                         ("learnable equivariant layers boost every reduction",
+                                          "LSE benefits most from learnable inputs", "max-type aggregations fall behind"))
+    families = VARIANTS[variant]
+    plain, maximum, lse = "mean", "max", families[2]
+    groups: dict[str, list[float]] = {}
+    kind: dict[str, tuple[str, bool, str, bool]] = {}
+    for run in variant_runs(results, variant):
+        value = _metric(run, None)
+        if value is None:
+            continue
+        groups.setdefault(run["spec"], []).append(value)
+        e_setting, f_setting = run["setting"].split("/")
+        kind[run["spec"]] = (run["equivariant"], e_setting == "recurrent", run["final"], f_setting == "recurrent")
+    arrays = {spec: np.array(values, dtype=float) for spec, values in groups.items()}
+
+    def peak(sample: dict[str, np.ndarray], by: str, family: str, learnable: bool | None) -> float:
+        index = 0 if by == "equivariant" else 2
+        pooled = [v for spec, v in sample.items() if kind[spec][index] == family
+                  and (learnable is None or kind[spec][index + 1] == learnable)]
+        if not pooled:
+            raise ValueError(f"no usable runs with {by} aggregation {'r-' if learnable else ''}{family}")
+        return float(np.median(batch_peaks(np.concatenate(pooled), batch_size, bootstraps, seed)))
+
+    def boost(sample: dict[str, np.ndarray], family: str) -> float:
+        return peak(sample, "equivariant", family, False) - peak(sample, "equivariant", family, True)
+
+    def behind(by: str):
+        return lambda s: peak(s, by, maximum, None) - max(peak(s, by, plain, None), peak(s, by, lse, None))
+
+    def max_peaks_above_zero(sample: dict[str, np.ndarray]) -> float:
+        pooled = np.concatenate([v for spec, v in sample.items() if kind[spec][0] == maximum])
+        return float(np.mean(batch_peaks(pooled, batch_size, bootstraps, seed) > 0))
+
+    claims = [(f"{boost_claim} ({f})", f"P({f} equivariant) - P(r-{f} equivariant)",
+               lambda s, f=f: boost(s, f)) for f in families]
+    claims += [
+        (lse_claim + ("" if lse == "lse" else " (here log-mean-exp in place of LSE)"),
+         f"boost({lse}) - max(boost(mean), boost(max)); boost(f) = P(f) - P(r-f), equivariant",
+         lambda s: boost(s, lse) - max(boost(s, plain), boost(s, maximum))),
+        (f"{max_claim} (equivariant layers)",
+         f"P(max) - max(P(mean), P({lse})), equivariant, plain and learnable pooled", behind("equivariant")),
+        (f"{max_claim} (final aggregation)",
+         f"P(max) - max(P(mean), P({lse})), final, plain and learnable pooled", behind("final")),
+        (f"{max_claim} (peaks worse than EM)",
+         "share of 5-run peaks with metric > 0, max equivariant layers", max_peaks_above_zero),
+    ]
+    found = []
+    for claim, measure, statistic in claims:
+        estimate, low, high = bootstrap(arrays, statistic, resamples, seed)
+        found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
+                             note="P: median over 5-run batches of the best metric (lower is better)"))
+    return found

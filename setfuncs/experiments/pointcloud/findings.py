@@ -1,0 +1,109 @@
+r"""The paper's findings on Table 2, tested on a sweep's runs (:mod:`setfuncs.experiments.findings`).
+
+A column's statistic is its mean test accuracy over seeds at 1,000, 100 or 50 particles
+(:math:`A_n`). The intervals resample the runs of every column; runs that diverged or collapsed
+are left out (the table counts them). ``variant="lme"`` reads the two log-mean-exp columns in
+place of Table 2's two LSE columns.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+import setfuncs as sf
+
+from ..findings import Finding, bootstrap, verdict
+from .budget import TABLE_SIZES
+from .table import _accuracy, column_runs, paper_rows
+
+__all__ = ["variant_columns", "pointcloud_findings"]
+
+
+class _Percent(dict):
+    """``"{max/max 100}"`` -> the paper's accuracy of that column at that size, in percent."""
+
+    def __init__(self, rows: dict[str, dict[int, float]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def __missing__(self, key: str) -> str:
+        spec, n = key.rsplit(" ", 1)
+        return f"{100 * self.rows[spec][int(n)]:.1f} %"
+
+_SWAP = {"lme": {"max/r-lse": "max/r-lme", "r-lse/r-lse": "r-lme/r-lme"}, "paper": {}}
+
+
+def variant_columns(variant: str = "paper") -> list[str]:
+    """Table 2's ten columns, with log-mean-exp in place of LSE for ``variant="lme"``."""
+    if variant not in _SWAP:
+        raise ValueError(f"variant must be one of {list(_SWAP)}, got {variant!r}")
+    return [_SWAP[variant].get(spec, spec) for spec in sf.TABLE2_SPECS]
+
+
+def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
+                        resamples: int = 1000, seed: int = 0) -> list[Finding]:
+    """The findings of Section 4.3 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
+    ``paper`` (``results/paper-results.json``) each claim quotes the paper's Table 2 numbers."""
+    theirs = paper_rows(paper) if paper is not None else None
+
+    def quote(text: str) -> str:
+        return f" (the paper's Table 2: {text.format_map(_Percent(theirs))})" if theirs else ""
+
+    columns = variant_columns(variant)
+    groups = {}
+    for spec in columns:
+        rows = [[_accuracy(r, n) for n in TABLE_SIZES] for r in column_runs(results, spec)]
+        rows = [row for row in rows if None not in row]
+        if not rows:
+            raise ValueError(f"the findings need runs of every column; {spec} has no usable run")
+        groups[spec] = np.array(rows, dtype=float)
+    size = {n: j for j, n in enumerate(TABLE_SIZES)}
+    lse_column = _SWAP[variant].get("max/r-lse", "max/r-lse")
+    learnable_final = [s for s in columns if sf.parse_spec(s)[1] != "max"]
+    max_equivariant = [s for s in columns if sf.parse_spec(s)[0] == "max"]
+
+    def mean(sample: dict[str, np.ndarray], spec: str, n: int) -> float:
+        return float(sample[spec][:, size[n]].mean())
+
+    def beats_all(sample: dict[str, np.ndarray]) -> float:
+        return mean(sample, "max/max", 1000) - max(mean(sample, s, 1000) for s in columns if s != "max/max")
+
+    def learnable_beat_max(n: int):
+        return lambda s: min(mean(s, c, n) for c in learnable_final) - mean(s, "max/max", n)
+
+    def smaller_drop(sample: dict[str, np.ndarray]) -> float:
+        drop = lambda spec: mean(sample, spec, 1000) - mean(sample, spec, 50)  # noqa: E731
+        return drop("max/max") - drop(lse_column)
+
+    def max_layers(sample: dict[str, np.ndarray]) -> float:
+        others = [s for s in columns if s not in max_equivariant]
+        return (np.mean([mean(sample, s, 1000) for s in max_equivariant])
+                - np.mean([mean(sample, s, 1000) for s in others]))
+
+    name = lse_column.replace("lse", "LSE")
+    claims = [
+        ("the original model (max/max) performs best at the training size" + quote("{max/max 1000} at 1,000"),
+         "A1000(max/max) - max over the other columns of A1000", beats_all),
+        ("learnable final aggregations outperform all non-learnable aggregations at 100 particles"
+         + quote("max/max {max/max 100}; max/r-max {max/r-max 100} and r-max/r-max {r-max/r-max 100} fall below it"),
+         "min over learnable-final columns of A100 - A100(max/max)", learnable_beat_max(100)),
+        ("... and at 50 particles" + quote("max/max {max/max 50}, max/r-max {max/r-max 50}, r-max/r-max "
+                                           "{r-max/r-max 50}"),
+         "min over learnable-final columns of A50 - A50(max/max)", learnable_beat_max(50)),
+        (f"{name} generalises to 50 particles better than max/max" + quote("max/r-LSE {max/r-lse 50} against "
+                                                                          "max/max {max/max 50}"),
+         f"A50({lse_column}) - A50(max/max)", lambda s: mean(s, lse_column, 50) - mean(s, "max/max", 50)),
+        (f"max/max loses more accuracy from 1,000 to 50 particles than {name}"
+         + quote("max/max {max/max 1000} to {max/max 50}, max/r-LSE {max/r-lse 1000} to {max/r-lse 50}"),
+         f"(A1000 - A50)(max/max) - (A1000 - A50)({lse_column})", smaller_drop),
+        ("max-type equivariant layers seem crucial (the max-equivariant columns lead Table 2 at 1,000)",
+         "mean A1000 of the max-equivariant columns - mean A1000 of the others", max_layers),
+    ]
+    found = []
+    for claim, measure, statistic in claims:
+        estimate, low, high = bootstrap(groups, statistic, resamples, seed)
+        found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
+                             note="A_n: mean test accuracy over seeds at n particles"))
+    return found
