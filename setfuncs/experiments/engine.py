@@ -267,6 +267,7 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
                     sitting["runs_added"] += "failure" not in record
                     sitting["failed_runs"] += "failure" in record
                     sitting["wall_seconds"] = time.perf_counter() - start
+                    results["wall_seconds"] = sum(s["wall_seconds"] or 0.0 for s in results["sittings"])
                     file.write(results)
                     bar.update()
             except KeyboardInterrupt:

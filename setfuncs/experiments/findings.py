@@ -7,6 +7,13 @@ keeping each configuration's number of runs, recomputes the statistic ``resample
 reports the 2.5 % and 97.5 % percentiles: a 95 % percentile interval over what other seeds might
 have given (not over other data sets, budgets or code).
 
+**Runs that failed to learn.** Peak statistics (the best of a batch of runs, as in Table 1 and
+Figure 3b) count a run that diverged or collapsed to a constant as the worst possible outcome
+(:math:`+\infty`): it never sets a batch's best unless every run of the batch failed, and a group
+in which most batches failed has an infinite peak. Differences of two infinite peaks are undefined
+(NaN) and give the verdict *undecided*. Means (accuracies, ELBOs) leave such runs out. Either way
+the tables count them.
+
 **Verdicts** (:func:`verdict`), for a claim that a statistic is positive (the finding's
 ``measure`` says what it is; a claim of "smaller" is turned into a positive difference):
 
@@ -76,13 +83,16 @@ def bootstrap(groups: Mapping[str, np.ndarray], statistic: Callable[[Mapping[str
     values = np.array([statistic({k: v[rng.integers(0, len(v), len(v))] for k, v in groups.items()})
                        for _ in range(resamples)], dtype=float)
     tail = (1 - LEVEL) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
+    # order statistics, not interpolation: a statistic may be infinite (see the module docstring)
+    low, high = np.quantile(values, tail, method="lower"), np.quantile(values, 1 - tail, method="higher")
     return float(statistic(groups)), float(low), float(high)
 
 
 def verdict(low: float, high: float, margin: float | None = None) -> str:
     """The verdict on a claim that the statistic is positive (``margin`` None) or at least
     ``-margin`` (a claim of "on par or better"), from its interval ``[low, high]``."""
+    if np.isnan(low) or np.isnan(high):
+        return "undecided"
     if margin is None:
         return "reproduced" if low > 0 else "reversed" if high < 0 else "undecided"
     if low > -margin:

@@ -74,7 +74,7 @@ def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
          f"{sum(r.get('error') is None for r in runs)} / {sum(r.get('error') is not None for r in runs)} / "
          f"{sum(bool(r.get('collapsed')) for r in runs)} / {len(results['runs']) - len(runs)}"),
         ("complete", str(results["complete"])),
-        ("wall time", f"{results['wall_seconds'] / 60:.0f} min in {len(sittings)} sitting"
+        ("wall time", f"{sum(s['wall_seconds'] or 0.0 for s in sittings) / 60:.0f} min in {len(sittings)} sitting"
                       f"{'s' if len(sittings) > 1 else ''}: {times}"),
         ("hardware", f"{hardware['cpu_model']}, {hardware['cpu_count']} cores, "
                      f"{hardware['torch_threads_per_run']} torch thread per run"),

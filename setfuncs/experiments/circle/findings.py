@@ -4,8 +4,9 @@ The statistic of a setting (a row of Table 1) is the paper's *median best MSE*
 (:func:`~setfuncs.experiments.circle.table.median_best`, batches of 20): the typical best MSE of a
 study of 20 runs, which, unlike the best of all runs, does not grow better with the number of
 runs. Comparisons are log ratios, so "row A is better than row B" is
-:math:`\ln T_B - \ln T_A > 0`. The intervals resample the runs of every configuration; runs that
-diverged or collapsed are left out (the table counts them).
+:math:`\ln T_B - \ln T_A > 0`. The intervals resample the runs of every configuration; a run that
+diverged or collapsed counts as an infinite MSE, the worst outcome
+(:mod:`setfuncs.experiments.findings`).
 """
 
 from __future__ import annotations
@@ -38,10 +39,11 @@ def circle_findings(results: dict, paper: str | os.PathLike | None = None, varia
 
     groups, setting_of = {}, {}
     for setting in SETTINGS:
-        runs, _ = usable_runs(results, setting, variant)
+        usable, runs = usable_runs(results, setting, variant)
         for run in runs:
             setting_of[run["spec"]] = setting
-            groups.setdefault(run["spec"], []).append((run["mse"], run["center_mse"], run["radius_mse"]))
+            groups.setdefault(run["spec"], []).append(
+                (run["mse"], run["center_mse"], run["radius_mse"]) if run in usable else (np.inf, np.nan, np.nan))
     if {setting_of[s] for s in groups} != set(SETTINGS):
         raise ValueError(f"the findings need runs of all four settings; found {sorted(set(setting_of.values()))}")
     groups = {spec: np.array(rows, dtype=float) for spec, rows in groups.items()}
@@ -56,6 +58,7 @@ def circle_findings(results: dict, paper: str | os.PathLike | None = None, varia
 
     def centre_over_radius(sample: dict[str, np.ndarray]) -> float:
         rows = np.concatenate(list(sample.values()))
+        rows = rows[np.isfinite(rows[:, 0])]
         return float(np.log(np.median(rows[:, 1]) / np.median(rows[:, 2])))
 
     centre_quote = "" if theirs is None else " (the paper's best runs: " + ", ".join(
@@ -76,5 +79,5 @@ def circle_findings(results: dict, paper: str | os.PathLike | None = None, varia
     for claim, measure, statistic in claims:
         estimate, low, high = bootstrap(groups, statistic, resamples, seed)
         found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
-                             note="T: median best MSE of 20-run batches"))
+                             note="T: median best MSE of 20-run batches; a failed run counts as +inf"))
     return found

@@ -11,7 +11,8 @@ from .data import (COMPONENT_STD, SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, TR
                    mixture_batch, mixture_log_density, population_size_probabilities,
                    sample_mixtures, sample_particles, sample_population_size, sample_populations,
                    test_populations, training_sampler)
-from .loss import beta_concentrations, beta_log_likelihood, beta_mean, beta_nll, beta_quantiles
+from .loss import (beta_concentrations, beta_log_likelihood, beta_mean, beta_nll, beta_quantiles, marginal_beta,
+                   marginal_head_bias)
 from .em import EMResult, em_smaller_weight, fit_gmm, initial_parameters
 from .metric import (bootstrap_samples, em_estimates, estimator_curve, kde_log_density,
                      log_score_ratio, model_estimates, scott_bandwidth)
@@ -30,4 +31,4 @@ __all__ = ["COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRA
            "kde_log_density", "log_score_ratio", "model_estimates", "scott_bandwidth", "Budget",
            "QUICK", "MEDIUM", "FULL", "BUDGETS", "evaluate_metric", "make_model", "train_model", "run_one", "sweep",
            "peak_performance", "mixture_table", "by_population_size", "format_table", "load_results", "batch_peaks",
-           "variant_runs", "mixture_findings"]
+           "variant_runs", "mixture_findings", "marginal_beta", "marginal_head_bias"]

@@ -3,8 +3,8 @@ r"""The paper's findings on Figure 3b, tested on a sweep's runs (:mod:`setfuncs.
 The statistic of a group of runs (a violin) is its **peak**: the median over bootstrap batches of 5
 runs of each batch's best metric (:func:`~setfuncs.experiments.mixture.table.batch_peaks`; lower
 is better, negative means EM is outperformed). "Group A is better than group B" is
-:math:`P_B - P_A > 0`. The intervals resample the runs of every configuration; runs that diverged
-or collapsed are left out of the peaks (the table counts them).
+:math:`P_B - P_A > 0`. The intervals resample the runs of every configuration; a run that diverged
+or collapsed counts as :math:`+\infty`, the worst outcome (:mod:`setfuncs.experiments.findings`).
 """
 
 from __future__ import annotations
@@ -34,9 +34,7 @@ def mixture_findings(results: dict, paper: str | os.PathLike | None = None, vari
     kind: dict[str, tuple[str, bool, str, bool]] = {}
     for run in variant_runs(results, variant):
         value = _metric(run, None)
-        if value is None:
-            continue
-        groups.setdefault(run["spec"], []).append(value)
+        groups.setdefault(run["spec"], []).append(np.inf if value is None else value)
         e_setting, f_setting = run["setting"].split("/")
         kind[run["spec"]] = (run["equivariant"], e_setting == "recurrent", run["final"], f_setting == "recurrent")
     arrays = {spec: np.array(values, dtype=float) for spec, values in groups.items()}
@@ -46,7 +44,7 @@ def mixture_findings(results: dict, paper: str | os.PathLike | None = None, vari
         pooled = [v for spec, v in sample.items() if kind[spec][index] == family
                   and (learnable is None or kind[spec][index + 1] == learnable)]
         if not pooled:
-            raise ValueError(f"no usable runs with {by} aggregation {'r-' if learnable else ''}{family}")
+            raise ValueError(f"no runs with {by} aggregation {'r-' if learnable else ''}{family}")
         return float(np.median(batch_peaks(np.concatenate(pooled), batch_size, bootstraps, seed)))
 
     def boost(sample: dict[str, np.ndarray], family: str) -> float:
@@ -76,5 +74,6 @@ def mixture_findings(results: dict, paper: str | os.PathLike | None = None, vari
     for claim, measure, statistic in claims:
         estimate, low, high = bootstrap(arrays, statistic, resamples, seed)
         found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
-                             note="P: median over 5-run batches of the best metric (lower is better)"))
+                             note="P: median over 5-run batches of the best metric (lower is better; "
+                                  "a failed run counts as +inf)"))
     return found
