@@ -15,7 +15,7 @@ from .sweeps import all_configurations, spec_of
 __all__ = ["SPECS", "positive_int", "existing_file", "add_sweep_command", "engine_of", "run_sweep_command",
            "load_checked", "print_findings"]
 
-#: The 36 model specs a sweep can run.
+#: The 56 model specs a circle or mixture sweep can run: the paper's 36 and the 20 with log-mean-exp.
 SPECS = [spec_of(*c) for c in all_configurations()]
 
 
@@ -45,7 +45,7 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
     (``--jobs --scheduler --device --dashboard``), ``--restart`` and ``--no-progress``.
 
     ``what`` says what a run does besides training (e.g. "score each against EM"), inserted into
-    the description; ``specs`` are the model specs ``--configurations`` accepts (default: the 36
+    the description; ``specs`` are the model specs ``--configurations`` accepts (default: the 56
     of :data:`SPECS`; the point-cloud sweep passes Table 2's ten).
     """
     run = commands.add_parser(

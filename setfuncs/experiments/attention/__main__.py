@@ -32,9 +32,9 @@ def parser() -> argparse.ArgumentParser:
     commands = main.add_subparsers(dest="command", required=True, metavar="{sweep,table,summary}")
     run = add_sweep_command(
         commands, "test each at 5, 20, 200 and 1000 particles (ELBO, count accuracy, box IoU)", sorted(BUDGETS),
-        budget_help="quick: about half a minute per run (tests, the live section); medium: the sweep, "
-                    "two seeds of the eight configurations in about 35 minutes on two cores; full: a "
-                    "paper-like scale (3 to 11 hours per run on a CPU core)",
+        budget_help="quick: about a minute per run (tests, the live section); medium: the committed "
+                    "sweep (the README gives its wall time); full: a paper-like scale, hours per run on "
+                    "a CPU core",
         runs_help="runs (seeds) per configuration", specs=SPECS)
     run.add_argument("--data", choices=DATA_SETS, default="digits",
                      help="digits: scikit-learn's handwritten digits, offline (default); mnist: read --mnist")

@@ -4,8 +4,8 @@ r"""Attend-Infer-Repeat (Eslami et al. 2016) with an exchangeable localiser, and
 (:math:`K` = ``max_steps`` = 3 for zero to two digits, one spare step). The count has the
 geometric-like prior :math:`p(N = k) = \rho^k (1 - \rho)` for :math:`k < K` and
 :math:`p(N = K) = \rho^K`, with :math:`\rho` = :data:`PRESENCE_PRIOR` = 0.01, so every object
-costs :math:`\ln 100 \approx 4.6` nats (with :math:`\rho = 0.5` a QUICK run used all three steps
-on every non-empty canvas, each adding a little to the reconstruction); every object has
+costs :math:`\ln 100 \approx 4.6` nats, and the model adds an object only when it explains enough
+of the canvas to pay for it; every object has
 :math:`z^\text{what}_i \sim \mathcal{N}(0, I)` (``what_features`` dimensions) and
 :math:`z^\text{where}_i = (s, t_x, t_y) \sim \mathcal{N}((s_0, 0, 0), \operatorname{diag}(\sigma_s^2, 1, 1))`
 (:data:`WHERE_PRIOR`: :math:`s_0 = 0.4`, :math:`\sigma_s = 0.05`, the digits' size, 10 to 14 of

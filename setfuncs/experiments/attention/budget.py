@@ -7,36 +7,15 @@ localisers' LSTM and the what-VAE, width 32 for the set localiser's Deep Set (no
 layers, see :class:`~setfuncs.experiments.attention.localisers.SetLocaliser`), two reads of
 recurrent aggregations with readout ``"last"``, Adam at :math:`3 \cdot 10^{-3}` with the
 gradient norm of the per-pixel loss clipped at 10. So a training step costs the same in both.
-Measured on one idle core of the 2-core AMD EPYC (one torch thread, 100 steps after 10 of
-warm-up), seconds per step: ``image`` 0.015, ``sum`` 0.033, ``mean`` 0.035, ``q-sum`` 0.037,
-``max`` and ``lse`` 0.038, ``r-sum`` 0.038, ``r-lse`` 0.045: 0.28 s for one step of each of the
-eight configurations (the same, within noise, as measured earlier at ``nice 15`` beside a sweep). Evaluation (four population sizes) takes about 1 s per run on 200 test canvases.
 
 **QUICK** (1,500 steps, 2,000 training and 200 test canvases): tests, CI and the live section.
-Measured on the same loaded machine, seed 0: the ``mean`` localiser trained in 44 s (0.030 s per
-step) and raised the test ELBO from 77 nats (untrained) to 231.5 at 200 particles, with 92 % of
-the counts right and box IoU 0.56 (at 5 / 20 / 1,000 particles: 210.2 / 225.7 / 232.4 nats);
-the image localiser trained in 25 s: 79 -> 232.1 nats, 91 %, IoU 0.68. The other set localisers
-at 200 particles: ``max`` 235.2 (92 %), ``sum`` 231.5 (88 %; 141.8 at 5 particles), ``lse``
-227.6 (89 %), ``q-sum`` 224.7 (61 %), ``r-sum`` 236.5 (92 %, 237.5 at 1,000), ``r-lse`` 218.1
-(68 %); 39 to 57 s each.
 
-**MEDIUM** (7,000 steps, 10,000 training and 500 test canvases): the sweep, the eight
-configurations of :data:`~setfuncs.experiments.attention.sweep.SPECS` with two seeds on two
-cores: 2 x 7,000 x 0.28 s / 2 jobs, about 33 minutes of training plus about 1 minute of
-evaluation (the committed sweep took 32 minutes); the longest run (``r-sum``) takes about
-5 minutes. Probes at this length (seed 0): ``mean`` for 7,000 steps on 10,000 canvases reached
-243.9 nats at 200 particles (92 %, IoU 0.62) on 500 test canvases; ``r-lse`` for 5,000 steps on
-QUICK's canvases 230.7 (91 %; 176.2 / 202.3 / 234.9 at 5 / 20 / 1,000 particles); the image
-localiser for 8,000 steps on QUICK's canvases 232.5 (89 %, IoU 0.70) with a training ELBO of
-253, so MEDIUM draws more training canvases.
+**MEDIUM** (7,000 steps, 10,000 training and 500 test canvases): the committed sweep. Its runs
+record their own training time (``train_seconds``, ``seconds_per_step``); the README sums them.
 
 **FULL** is a paper-like scale, not run here: 200,000 steps at batch 64, width 256 (Deep Set 64,
 two reads), 20 x 20 glimpses, 50-dimensional :math:`z^\text{what}`, 60,000 training canvases
-(use ``--data mnist`` for MNIST's digits), meant for a GPU. Measured on one idle core of the
-2-core AMD EPYC (20 steps after 3 of warm-up), seconds per step: ``image`` 0.052, ``mean`` 0.15,
-``r-lse`` 0.19, so a FULL run takes 3 to 11 hours of training on a CPU core. The canvases stay
-32 x 32.
+(use ``--data mnist`` for MNIST's digits), meant for a GPU. The canvases stay 32 x 32.
 """
 
 from __future__ import annotations

@@ -40,16 +40,15 @@ default, see :class:`SetLocaliser`), ``aggregate`` the localiser's aggregation (
 two-layer MLP. Every feature is computed per particle, so the localiser stays invariant to the
 order of the particles.
 
-*Why these features* (measured in QUICK runs, seed 0, ``mean``): with only :math:`[u_j, h_{i-1}]`
-and tanh layers the set localiser learned one box per canvas -- the same count for empty, one- and
-two-digit canvases (count accuracy 32 %), as its second step never found the second digit;
-adding the glimpse-frame coordinates and the Fourier features (which give a sum of embeddings the
-resolution of a histogram of the particles, what the image localiser reads directly) it counted
-89 % of the test canvases right after 1,600 steps.
+*Why these features*: nothing in a sum of embeddings of the raw coordinates :math:`[u_j, h_{i-1}]`
+says which particles an earlier box has already explained, so a second step has no reason to look
+elsewhere; the glimpse-frame coordinates say it directly, and the Fourier features give a sum of
+embeddings the resolution of a histogram of the particles, which is what the image localiser reads
+from the pixels.
 
 Because the LSTM's input is :math:`r` (a few dozen numbers) instead of the :math:`HW` pixels,
-the set localiser has several times fewer weights (:func:`localiser_parameters`): 6 to 8 times
-at the QUICK and MEDIUM widths, about 3 times at FULL's (the paper: "an order of magnitude").
+the set localiser has several times fewer weights (:func:`localiser_parameters`; chapter 11
+counts them for every budget, against the paper's "an order of magnitude").
 Both share the heads
 
 .. math::
@@ -161,19 +160,14 @@ class SetLocaliser(Localiser):
             of recurrent aggregations.
         max_steps: AIR's steps ``K`` (the localiser sees the ``K - 1`` earlier glimpses).
         readout: of recurrent aggregations (``r-*``): ``"last"`` (default here, :math:`a_T`) or
-            ``"backward"`` (the paper's LSTM over :math:`a_T, \dots, a_1`). With ``"backward"``,
-            ``r-lse`` had not learned to localise after a QUICK run (test ELBO 187 nats, 2 % count
-            accuracy, seed 0) nor after 4,000 steps (199 nats, 40 %); with ``"last"`` it reached 218
-            nats and 68 % in a QUICK run: the backward LSTM squeezes the positions the localiser
-            needs through another recurrent layer.
+            ``"backward"`` (the paper's LSTM over :math:`a_T, \dots, a_1`), which squeezes the
+            positions the localiser needs through another recurrent layer;
+            ``scripts/probes/attention_design.py`` compares the two in QUICK runs of ``r-lse``.
 
     Why no equivariant layers by default: eq. (1) subtracts the aggregate from every particle,
     :math:`\sigma(X - \mathbf{1}\alpha(X))`, which for nearly linear embeddings of coordinates
-    removes their common translation -- exactly the information a localiser needs. In 800-step runs
-    of an earlier version (features :math:`[u_j, h_{i-1}]` only, ``max`` equivariant layer, ``mean``
-    aggregation) the first box stayed at about the same place on every canvas; without the
-    equivariant layer (``embed`` of two layers, then ``aggregate``) it moved onto the digits (mean
-    box IoU 0.47).
+    removes their common translation -- exactly the information a localiser needs;
+    ``scripts/probes/attention_design.py`` compares none against one in QUICK runs of ``mean``.
     """
 
     reads = "particles"

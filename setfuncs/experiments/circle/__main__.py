@@ -21,12 +21,13 @@ def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
         prog="python -m setfuncs.experiments.circle",
         description="Minimal enclosing circle experiment (Soelch et al. 2019, Section 4.1): train "
-                    "the 36 configurations (4 plain/recurrent settings x 3x3 aggregations), then "
+                    "the 36 paper configurations (4 plain/recurrent settings x 3x3 aggregations) and the 20 "
+                    "with log-mean-exp in place of LSE, then "
                     "print Table 1.")
     commands = main.add_subparsers(dest="command", required=True, metavar="{sweep,table}")
     add_sweep_command(commands, "evaluate each on test sets of 5 to 100 particles", sorted(BUDGETS),
                       budget_help="quick: a few seconds per run; medium: 2,000 steps at width 64 "
-                                  "(six seeds of all 36 in about an hour on two cores); full: "
+                                  "(the committed sweep; the README gives its wall time); full: "
                                   "20,000 steps at width 128",
                       runs_help="runs (seeds) per configuration; the paper uses 20")
     show = commands.add_parser("table", help="print Table 1 from a results file",

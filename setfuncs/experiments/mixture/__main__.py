@@ -20,15 +20,16 @@ def parser() -> argparse.ArgumentParser:
     """The ``sweep`` and ``table`` (alias ``summary``) subcommands."""
     main = argparse.ArgumentParser(
         prog="python -m setfuncs.experiments.mixture",
-        description="Mixture weights experiment (Soelch et al. 2019, Section 4.2): train the 36 "
-                    "configurations (4 plain/recurrent settings x 3x3 aggregations) to output a "
+        description="Mixture weights experiment (Soelch et al. 2019, Section 4.2): train the 36 paper "
+                    "configurations (4 plain/recurrent settings x 3x3 aggregations) and the 20 with log-mean-exp "
+                    "in place of LSE to output a "
                     "Beta distribution over the smaller weight of a 2-component Gaussian mixture, "
                     "score them against EM, then print the peak-performance table of Figure 3b.")
     commands = main.add_subparsers(dest="command", required=True, metavar="{sweep,table,summary}")
     add_sweep_command(commands, "score each against EM on fixed test populations", sorted(BUDGETS),
-                      budget_help="quick: 1,000 steps at width 32; medium: 2,500 steps at width 48 (four "
-                                  "seeds of all 36 took 55 min on two cores); full: 20,000 steps at "
-                                  "width 128",
+                      budget_help="quick: 1,000 steps at width 32; medium: 2,500 steps at width 48, 64 test "
+                                  "populations (the committed sweep; the README gives its wall time); full: "
+                                  "20,000 steps at width 128",
                       runs_help="runs (seeds) per configuration; the violins bootstrap batches of 5")
     show = commands.add_parser("table", aliases=["summary"],
                                help="print the peak-performance table from a results file",

@@ -240,7 +240,7 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
         budget: :data:`QUICK`, :data:`MEDIUM`, :data:`FULL` or a custom :class:`Budget`.
         out_path: the JSON file, written after every finished run; an earlier sitting's file of
             the same budget is resumed (its runs kept, only the missing ones run).
-        configurations: model specs to run (e.g. ``["max/max", "r-lse/r-lse"]``); None: all 36.
+        configurations: model specs to run (e.g. ``["max/max", "r-lse/r-lse"]``); None: all 56.
         engine: where the runs train (:class:`~setfuncs.experiments.engine.Engine`: a local Dask
             cluster of ``jobs`` worker processes by default, or a running scheduler).
         restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.

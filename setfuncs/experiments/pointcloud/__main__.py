@@ -27,14 +27,15 @@ def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
         prog="python -m setfuncs.experiments.pointcloud",
         description="Point-cloud classification (Soelch et al. 2019, Section 4.3): train Deep Sets' "
-                    "ModelNet40 classifier with the ten aggregation pairs of Table 2, test it at "
+                    "ModelNet40 classifier with the ten aggregation pairs of Table 2 (and the two LSE "
+                    "columns with log-mean-exp), test it at "
                     "1000, 100 and 50 particles (and a curve of sizes), then print Table 2.")
     commands = main.add_subparsers(dest="command", required=True, metavar="{sweep,table,summary}")
     run = add_sweep_command(
         commands, "test each at 1000, 100 and 50 particles and on a curve of sizes", sorted(BUDGETS),
-        budget_help="quick: seconds per run (100 particles, width 32); medium: 1,500 steps at width "
-                    "64 on 1,000 particles (three seeds of the ten columns in about an hour on two "
-                    "cores); full: the reference, 153,000 steps at width 256 (days per run on a CPU)",
+        budget_help="quick: seconds per run (100 particles, width 32); medium: 5,000 steps at width "
+                    "64 on 1,000 particles (the committed sweep; the README gives its wall time); full: "
+                    "the reference, 153,000 steps at width 256 (days per run on a CPU)",
         runs_help="runs (seeds) per column", specs=COLUMNS)
     run.add_argument("--data", choices=DATA_SETS, default="shapes",
                      help="shapes: the package's offline 3-D shapes (default); modelnet40: read --root")
