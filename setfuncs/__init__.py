@@ -21,7 +21,7 @@ from .plain import (Aggregation, LogMeanExp, LogSumExp, Max, Mean, Median, Min, 
                     SoftmaxWeightedSum, Sum)
 from .population import check_population, pad_populations
 from .registry import aggregation, spec_names
-from . import budget, plots, powersums, tables, train
+from . import budget, plots, powersums, stacked, tables, train
 
 __version__ = "0.1.0"
 
