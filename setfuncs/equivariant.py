@@ -13,7 +13,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from .plain import Aggregation, zero_padding
-from .population import check_population
+from .population import check_parameters, check_population
 from .registry import aggregation as make_aggregation
 
 __all__ = ["Equivariant", "DeepSetsEquivariant", "make_activation"]
@@ -48,6 +48,7 @@ class _EquivariantLayer(nn.Module):
 
     def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
         check_population(x, mask, self.in_features)
+        check_parameters(self, x)
         x = zero_padding(x, mask)
         return zero_padding(self.activation(self.combine(x, self.aggregate(x, mask))), mask)
 

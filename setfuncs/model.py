@@ -19,7 +19,7 @@ from torch import Tensor, nn
 
 from .equivariant import DeepSetsEquivariant, Equivariant, make_activation
 from .plain import zero_padding
-from .population import check_population
+from .population import check_parameters, check_population
 from .registry import aggregation
 
 __all__ = ["DeepSet", "parse_spec", "mlp", "init_head", "HEAD_SCALE", "parameter_count"]
@@ -127,6 +127,7 @@ class DeepSet(nn.Module):
 
     def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
         check_population(x, mask, self.in_features)
+        check_parameters(self, x)
         m = zero_padding(self.embed(zero_padding(x, mask)), mask)
         for layer in self.combine:
             m = layer(m, mask)

@@ -9,6 +9,12 @@ Each is invariant to the order of the particles (it is built from commutative, a
 operations or from sorting) and to padding (masked particles never enter the result). The book
 derives them in the chapters *Sum isomorphism*, *Logsumexp between max and sum* and *Divide and
 conquer*.
+
+**NaN.** One rule for every aggregation: a NaN in a real particle makes the aggregate of that
+feature of that population NaN (as IEEE arithmetic does for the sum, the mean and the maximum);
+other features and populations, and padded particles whatever they hold, are unaffected.
+**Dtype and device** follow the input (:func:`~setfuncs.population.check_parameters` states the
+rule for modules with parameters).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from .population import check_population, particle_counts
+from .population import check_parameters, check_population, particle_counts
 
 __all__ = [
     "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "LogMeanExp", "Quantile", "Median", "PowerMean",
@@ -71,6 +77,7 @@ class Aggregation(nn.Module):
     def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
         """Aggregate ``x: [B, N, D]`` over its real particles to ``[B, out_features]``."""
         check_population(x, mask, self.features)
+        check_parameters(self, x)
         return self.reduce(x, mask)
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
@@ -87,6 +94,11 @@ class Aggregation(nn.Module):
 
     def extra_repr(self) -> str:
         return "" if self.features is None else f"features={self.features}"
+
+
+def _has_nan(x: Tensor, mask: Tensor | None) -> Tensor:
+    """``[B, D]``: whether a real particle of the population holds a NaN in that feature."""
+    return zero_padding(torch.isnan(x), mask, False).any(dim=1)
 
 
 def weighted_sum(x: Tensor, weights: Tensor) -> Tensor:
@@ -203,7 +215,8 @@ class Quantile(Aggregation):
         index = lambda k: k.long().unsqueeze(-1).expand(-1, 1, x.shape[-1])  # noqa: E731
         below = ordered.gather(1, index(lo)).squeeze(1)
         above = ordered.gather(1, index(hi)).squeeze(1)
-        return below + (h - lo) * (above - below)
+        # sort puts a NaN after every number, so the order statistics would skip it: propagate instead
+        return (below + (h - lo) * (above - below)).masked_fill(_has_nan(x, mask), math.nan)
 
     def extra_repr(self) -> str:
         return ", ".join(filter(None, [f"q={self.q}", super().extra_repr()]))
@@ -232,12 +245,15 @@ class PowerMean(Aggregation):
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
         x = zero_padding(x, mask, 1.0)
-        if not bool(x.detach().amin() > 0):  # one read; NaN compares False and is caught too
-            raise ValueError("the power mean is defined for positive particles only; found values <= 0 or NaN "
+        if bool((x.detach() <= 0).any()):  # one read; NaN compares False and propagates below
+            raise ValueError("the power mean is defined for positive particles only; found values <= 0 "
                              "(shift the input or pass it through softplus/exp first)")
         if self.p == 0.0:
             return torch.exp(Mean().reduce(torch.log(x), mask))
-        return Mean().reduce(x.pow(self.p), mask).pow(1.0 / self.p)
+        # scale by the largest particle (p > 0) or the smallest (p < 0), so that (x / scale)^p <= 1:
+        # M_p(X) = scale * M_p(X / scale), and x^p cannot overflow
+        scale = (Max() if self.p > 0 else Min()).reduce(x, mask).detach().unsqueeze(1)
+        return scale.squeeze(1) * Mean().reduce((x / scale).pow(self.p), mask).pow(1.0 / self.p)
 
     def extra_repr(self) -> str:
         return ", ".join(filter(None, [f"p={self.p}", super().extra_repr()]))

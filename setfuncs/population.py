@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-__all__ = ["check_population", "pad_populations", "particle_counts"]
+__all__ = ["check_population", "check_parameters", "pad_populations", "particle_counts"]
 
 
 def check_population(x: Tensor, mask: Tensor | None, features: int | None = None) -> None:
@@ -56,6 +56,27 @@ def check_population(x: Tensor, mask: Tensor | None, features: int | None = None
         raise ValueError(f"population(s) at batch index {shown}{more} have no real particle (mask is all "
                          "False): an aggregation of an empty population is undefined; drop empty "
                          "populations before calling the set function")
+
+
+def check_parameters(module: torch.nn.Module, x: Tensor) -> None:
+    """Raise a ``ValueError`` that says how to fix it unless ``module``'s parameters have ``x``'s dtype
+    and device.
+
+    The package's rule: a module *without* parameters (a plain aggregation) computes in its input's
+    dtype and on its input's device; a module *with* parameters (a learnable aggregation, an
+    equivariant layer, a model) must be converted to the input's dtype and device first
+    (``module.to(x.dtype)``, ``module.to(x.device)``). It is never converted silently: a float64
+    model fed float32 data is as likely a mistake as a wish.
+    """
+    parameter = next(module.parameters(), None)
+    if parameter is None:
+        return
+    if parameter.dtype != x.dtype:
+        raise ValueError(f"{type(module).__name__} has {parameter.dtype} parameters but the input is {x.dtype}; "
+                         f"convert the module with module.to({x.dtype}) or the input with x.to({parameter.dtype})")
+    if parameter.device != x.device:
+        raise ValueError(f"{type(module).__name__} is on {parameter.device} but the input is on {x.device}; move "
+                         f"the module with module.to(x.device) or the input with x.to('{parameter.device}')")
 
 
 def particle_counts(x: Tensor, mask: Tensor | None) -> Tensor:

@@ -30,7 +30,7 @@ from torch import Tensor, nn
 
 from setfuncs.equivariant import Equivariant
 from setfuncs.model import _learnable_kwargs, mlp, parse_spec
-from setfuncs.population import check_population
+from setfuncs.population import check_parameters, check_population
 from setfuncs.registry import aggregation
 
 __all__ = ["PointCloudClassifier"]
@@ -68,6 +68,7 @@ class PointCloudClassifier(nn.Module):
     def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
         """Class logits ``[B, classes]`` of the clouds ``x: [B, N, 3]`` (``mask``: real particles)."""
         check_population(x, mask, self.in_features)
+        check_parameters(self, x)
         for layer in self.combine:
             x = layer(x, mask)
         return self.process(self.aggregate(x, mask))
