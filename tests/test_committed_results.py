@@ -1,4 +1,10 @@
-"""The committed results files the experiment chapters read: complete, with provenance, honest."""
+"""The committed results files the experiment chapters read: complete, with provenance, honest.
+
+Each experiment has one of two states. Its issue-13 rerun is complete: ``results/<name>`` holds it and
+the chapter in ``book/`` reads it. Or the rerun is still running over several sittings: it lies in
+``results/pending/<name>`` (``complete: false``, resumable by today's code), the chapter reads the
+earlier complete sweep in ``results/<name>``, and the chapter written for the rerun waits in ``drafts/``.
+"""
 
 from __future__ import annotations
 
@@ -11,42 +17,88 @@ import pytest
 
 import setfuncs as sf
 from setfuncs.experiments import attention, circle, mixture, pointcloud
-from setfuncs.experiments.sweeps import all_configurations, spec_of
+from setfuncs.experiments.sweeps import all_configurations, paper_configurations, spec_of
 from setfuncs.experiments.circle.table import paper_rows
 from setfuncs.experiments.results import PAPER_RESULTS, RESULTS_DIR, load_paper, results_file
 
+ROOT = Path(__file__).resolve().parents[1]
+PENDING = RESULTS_DIR / "pending"
+
 CIRCLE_AND_MIXTURE = {spec_of(*c) for c in all_configurations()}          # the paper's 36 and 20 with lme
-#: (file, loader, the budget it must have used, the per-run metric, the configurations it must hold, the seeds
-#: each configuration needs at least: issue 13's "enough runs to decide")
-SWEEPS = [("circle-medium.json", circle.load_results, circle.MEDIUM, "mse", CIRCLE_AND_MIXTURE, 10),
-          ("mixture-medium.json", mixture.load_results, mixture.MEDIUM, "metric", CIRCLE_AND_MIXTURE, 5),
-          ("pointcloud-medium.json", pointcloud.load_results, pointcloud.MEDIUM, "accuracy", set(pointcloud.COLUMNS), 3),
-          ("attention-medium.json", attention.load_results, attention.MEDIUM, "elbo", set(attention.SPECS), 5)]
+PAPER_CONFIGURATIONS = {spec_of(*c) for c in paper_configurations()}
+#: (file, its chapter, loader, the budget it must have used, the per-run metric, the configurations it must
+#: hold, the seeds each configuration needs at least: issue 13's "enough runs to decide", the configurations
+#: of the earlier sweep)
+SWEEPS = [("circle-medium.json", "08_circle", circle.load_results, circle.MEDIUM, "mse", CIRCLE_AND_MIXTURE, 10,
+           PAPER_CONFIGURATIONS),
+          ("mixture-medium.json", "09_mixture", mixture.load_results, mixture.MEDIUM, "metric", CIRCLE_AND_MIXTURE,
+           5, PAPER_CONFIGURATIONS),
+          ("pointcloud-medium.json", "10_point_clouds", pointcloud.load_results, pointcloud.MEDIUM, "accuracy",
+           set(pointcloud.COLUMNS), 3, set(sf.TABLE2_SPECS)),
+          ("attention-medium.json", "11_attention", attention.load_results, attention.MEDIUM, "elbo",
+           set(attention.SPECS), 5, set(attention.SPECS) - {"lme", "r-lme"})]
+IDS = [s[0] for s in SWEEPS]
 
 
-@pytest.mark.parametrize("name, load, budget, metric, configurations, seeds", SWEEPS, ids=[s[0] for s in SWEEPS])
-def test_committed_sweep_is_complete_and_has_provenance(name, load, budget, metric, configurations, seeds) -> None:
-    """Every configuration with every seed, finite metrics, collapse recorded, and how the file was made."""
-    results = load(results_file(name))
-    assert results["complete"] is True and results["budget"] == budget.name
+def _is_rerun(results: dict) -> bool:
+    """Whether a sweep file was written by the resumable engine of issue 12 (the issue-13 reruns are)."""
+    return "identity" in results and "sittings" in results
+
+
+def _check_rerun_header(results: dict, budget, configurations: set, seeds: int) -> None:
+    assert results["budget"] == budget.name
     assert results["budget_parameters"] == json.loads(json.dumps(vars(budget)))
     assert results["identity"]["budget_parameters"] == results["budget_parameters"]
     assert set(results["configurations"]) == configurations and results["runs_per_configuration"] >= seeds
-    runs = results["runs"]
-    assert not any("failure" in r for r in runs)                       # no engine failure is left in the file
-    assert len(runs) == len(configurations) * results["runs_per_configuration"]
-    assert {(r["spec"], r["seed"]) for r in runs} == {
-        (spec, seed) for spec in results["configurations"] for seed in results["seeds"]}
-    assert all(np.isfinite(r[metric]) for r in runs if r["error"] is None)
-    assert all(isinstance(r["collapsed"], bool) for r in runs if r["error"] is None)
-    assert sum(r["error"] is None for r in runs) >= 0.9 * len(runs)   # diverged runs are rare
-    assert results["git_commit"] and results["wall_seconds"] > 0
     assert "sweep" in results["command"] and "--budget" in results["command"]
     assert set(results["versions"]) >= {"setfuncs", "torch", "numpy", "python", "dask"}
     for sitting in results["sittings"]:
         assert sitting["engine"].startswith("dask ") and sitting["git_commit"] and not sitting["git_commit"].endswith("-dirty")
+    planned = {(spec, seed) for spec in results["configurations"] for seed in results["seeds"]}
+    keys = [(r["spec"], r["seed"]) for r in results["runs"]]
+    assert len(keys) == len(set(keys)) and set(keys) <= planned          # each planned run at most once
+    assert all(r["provenance"]["engine"] == results["sittings"][r["provenance"]["sitting"]]["engine"]
+               for r in results["runs"])
+
+
+@pytest.mark.parametrize("name, chapter, load, budget, metric, configurations, seeds, earlier", SWEEPS, ids=IDS)
+def test_committed_sweep_is_complete_and_has_provenance(name, chapter, load, budget, metric, configurations, seeds,
+                                                         earlier) -> None:
+    """The file the chapter reads: every configuration with every seed, finite metrics, how it was made."""
+    results = load(results_file(name))
+    assert results["complete"] is True
+    runs = results["runs"]
+    assert {(r["spec"], r["seed"]) for r in runs} == {
+        (spec, seed) for spec in results["configurations"] for seed in results["seeds"]}
+    assert len(runs) == len(results["configurations"]) * results["runs_per_configuration"]
+    assert all(np.isfinite(r[metric]) for r in runs if r["error"] is None)
+    assert sum(r["error"] is None for r in runs) >= 0.9 * len(runs)   # diverged runs are rare
+    assert results["git_commit"] and results["wall_seconds"] > 0
+    if not _is_rerun(results):   # the earlier sweep, read until the rerun completes
+        assert set(results["configurations"]) == earlier and results["budget"] == budget.name
+        # read only until the rerun completes: its chapter waits in drafts/ (its file, once it has begun, in pending/)
+        assert (ROOT / "drafts" / f"{chapter}.ipynb").is_file() and (ROOT / "book" / f"{chapter}.ipynb").is_file()
+        return
+    _check_rerun_header(results, budget, configurations, seeds)
+    assert not (PENDING / name).exists() and not (ROOT / "drafts" / f"{chapter}.ipynb").exists()
+    assert results["budget_parameters"] == json.loads(json.dumps(vars(budget)))
+    assert not any("failure" in r for r in runs)                       # no engine failure is left in the file
+    assert all(isinstance(r["collapsed"], bool) for r in runs if r["error"] is None)
     assert results["sittings"][-1]["ended"] in ("complete", "nothing to run")
-    assert all(r["provenance"]["engine"] == results["sittings"][r["provenance"]["sitting"]]["engine"] for r in runs)
+
+
+@pytest.mark.parametrize("name, chapter, load, budget, metric, configurations, seeds, earlier", SWEEPS, ids=IDS)
+def test_pending_rerun_can_be_resumed_by_todays_code(name, chapter, load, budget, metric, configurations, seeds,
+                                                     earlier) -> None:
+    """A rerun committed as it stood: incomplete, planned with today's budget and configurations (so the
+    README's command resumes it rather than refusing it), its finished runs recorded with provenance."""
+    if not (PENDING / name).exists():   # complete (read by its chapter) or not begun (its chapter in drafts/)
+        assert _is_rerun(load(results_file(name))) or (ROOT / "drafts" / f"{chapter}.ipynb").is_file()
+        return
+    results = load(PENDING / name)
+    assert results["complete"] is False and _is_rerun(results)
+    _check_rerun_header(results, budget, configurations, seeds)
+    assert all(isinstance(r["collapsed"], bool) for r in results["runs"] if "failure" not in r and r["error"] is None)
 
 
 def test_paper_results_copy_matches_the_papers_table() -> None:
