@@ -46,7 +46,7 @@ from torch import Tensor, nn
 from .plain import Aggregation, LogMeanExp, LogSumExp, Max, Mean, Median, Min, Sum, finite_padding, zero_padding
 from .population import particle_counts
 
-__all__ = ["REDUCES", "NORMALIZES", "WEIGHTINGS", "LOG_WEIGHTED", "default_normalize", "log_normalize",
+__all__ = ["REDUCES", "NORMALIZES", "WEIGHTINGS", "LOG_WEIGHTED", "default_normalize", "normalize", "log_normalize",
            "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
 
 #: Plain aggregations a learnable aggregation can wrap as its ``reduce``.
@@ -55,7 +55,7 @@ REDUCES: dict[str, type[Aggregation]] = {
 }
 #: Equivariant ``normalize`` maps of the attention logits ``[B, N]``.
 NORMALIZES = ("softmax", "softmax-n", "sigmoid", "identity")
-#: How the weights enter the reduce: the paper's ``reduce({w_i m_i})``, or ``reduce({m_i + ln w_i})``.
+#: How the weights enter the reduce, the paper's ``reduce({w_i m_i})`` or ``reduce({m_i + ln w_i})``.
 WEIGHTINGS = ("multiply", "log")
 #: The reduces for which ``weighting="log"`` is defined.
 LOG_WEIGHTED = ("lse", "lme", "max")
@@ -79,7 +79,7 @@ def normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
 
 
 def log_normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
-    """The logarithm of :func:`normalize`'s weights, computed directly (``-inf`` on padding)."""
+    """The logarithm of the weights of :func:`~setfuncs.learnable.normalize`, computed directly (``-inf`` on padding)."""
     if kind in ("softmax", "softmax-n"):
         log_w = zero_padding(logits.unsqueeze(-1), mask, -math.inf).squeeze(-1).log_softmax(dim=1)
         return log_w if kind == "softmax" else log_w + particle_counts(logits.unsqueeze(-1), mask).log()

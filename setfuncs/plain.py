@@ -176,13 +176,13 @@ class LogSumExp(Aggregation):
 
 
 class LogMeanExp(Aggregation):
-    r"""Log-mean-exp, :math:`\operatorname{LME}(X)_d = \ln rac{1}{n} \sum_i \exp x_{i,d}
-    = \operatorname{L\Sigma E}(X)_d - \ln n`, ``n`` the real particles of each population.
+    r"""Log-mean-exp, :math:`\operatorname{LME}(X)_d = \ln \frac{1}{n} \sum_i \exp x_{i,d} = \operatorname{L\Sigma E}(X)_d - \ln n`,
+    ``n`` the real particles of each population.
 
     Not in the paper: the book's centred logsumexp (chapter *Logsumexp between max and sum*).
     ``n`` identical particles give that particle back (no :math:`\ln n` offset), and
     :math:`\operatorname{mean}(X) \le \operatorname{LME}(X) \le \max(X)` (Jensen's inequality and
-    :math:`rac{1}{n}\sum_i e^{x_i} \le e^{\max X}`). For a fixed ``n`` it is sum-isomorphic with
+    :math:`\frac{1}{n}\sum_i e^{x_i} \le e^{\max X}`). For a fixed ``n`` it is sum-isomorphic with
     :math:`g(s) = \ln(s / n)`, :math:`g^{-1} = \exp`; across sizes it is a function of the pair
     :math:`(\sum_i e^{x_i}, n)`, as the mean is of :math:`(\sum_i x_i, n)`
     (:func:`~setfuncs.isomorphic.lme_as_sum`). Inside an equivariant layer

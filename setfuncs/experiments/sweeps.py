@@ -29,7 +29,7 @@ SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recu
 PAPER_AGGREGATIONS = ("mean", "max", "lse")
 #: The paper's and the book's log-mean-exp (``lme`` = LSE - ln n), which every sweep runs beside LSE.
 AGGREGATIONS = ("mean", "max", "lse", "lme")
-#: Two readings of the paper's 3 x 3 grid: its own aggregations, and the same with LSE replaced by
+#: Two readings of the paper's 3 x 3 grid, its own aggregations and the same with LSE replaced by
 #: log-mean-exp. The mean/max configurations belong to both.
 VARIANTS = {"paper": ("mean", "max", "lse"), "lme": ("mean", "max", "lme")}
 #: Offset of the training-data seed from the run's seed (model init uses the seed itself).

@@ -67,7 +67,7 @@ DATA_SEED = 0
 EXPERIMENT = "point_cloud_classification"
 #: Table 2's two LSE columns with log-mean-exp in place of LSE (not in the paper).
 LME_COLUMNS = ("max/r-lme", "r-lme/r-lme")
-#: Every column a sweep runs by default: Table 2's ten, then :data:`LME_COLUMNS`.
+#: Every column a sweep runs by default, Table 2's ten and then :data:`LME_COLUMNS`.
 COLUMNS = tuple(sf.TABLE2_SPECS) + LME_COLUMNS
 
 
