@@ -118,16 +118,19 @@ def test_the_cache_is_reused_and_keyed(tmp_path: Path) -> None:
     first = load_modelnet40(root, "train", points=30, seed=1, cache_dir=cache, progress=False)
     assert cache_path(cache, "train", 30, 1).is_file() and cache_path(cache, "train", 30, 1).name == \
         "modelnet40-train-30points-seed1.npz"
-    (root / "tetra" / "train" / "tetra_0000.off").write_text("damaged")
     second = load_modelnet40(root, "train", points=30, seed=1, cache_dir=cache, progress=False)
     assert np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1]) and first[2] == second[2]
+    (root / "tetra" / "train" / "tetra_0000.off").write_text("damaged")  # a changed mesh: the cache is stale
+    with pytest.raises(ValueError, match="tetra_0000.off"), pytest.warns(UserWarning, match="is stale"):
+        load_modelnet40(root, "train", points=30, seed=1, cache_dir=cache, progress=False)
     with pytest.raises(ValueError, match="tetra_0000.off"):              # another key parses the meshes
         load_modelnet40(root, "train", points=31, seed=1, cache_dir=cache, progress=False)
     (root / "tetra" / "train" / "tetra_0000.off").write_text(TETRAHEDRON)
     other_seed = load_modelnet40(root, "train", points=30, seed=2, cache_dir=cache, progress=False)
     assert not np.array_equal(other_seed[0], first[0])
     (root / "tetra" / "train" / "tetra_0002.off").write_text(TETRAHEDRON)  # a new file: the cache is stale
-    grown = load_modelnet40(root, "train", points=30, seed=1, cache_dir=cache, progress=False)
+    with pytest.warns(UserWarning, match="made from 2 mesh files, the folder now holds 3"):
+        grown = load_modelnet40(root, "train", points=30, seed=1, cache_dir=cache, progress=False)
     assert grown[0].shape == (3, 30, 3) and np.array_equal(grown[0][:2], first[0])
     assert not cache_path(root, "train", 5, 0).exists()
     load_modelnet40(root, "train", points=5, progress=False)                    # default: cached in root

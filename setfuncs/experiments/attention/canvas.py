@@ -23,6 +23,7 @@ edges at :math:`-1` and :math:`1`, ``align_corners=False``), where it is
 from __future__ import annotations
 
 import gzip
+import zlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -66,8 +67,13 @@ def load_mnist_idx(path: str | Path) -> np.ndarray:
     """MNIST images from an IDX file (``*-images-idx3-ubyte``, optionally ``.gz``), ``[M, 28, 28]``
     float32 in [0, 1] (values / 255).
 
-    Raises FileNotFoundError for a missing file and ValueError for a file that is not an IDX image
-    file (wrong magic number or size), both saying where to get MNIST.
+    A file that starts with the gzip signature is decompressed (a truncated or damaged gzip stream
+    is an error); then the 16-byte header must hold the magic number :data:`IDX_IMAGES_MAGIC` and
+    positive counts ``M, rows, cols``, followed by exactly ``M * rows * cols`` bytes of pixels.
+
+    Raises FileNotFoundError for a missing file and ValueError for a file that cannot be read as an
+    IDX image file (bad gzip, wrong magic number, sizes that do not match the data), both naming
+    the file and saying where to get MNIST.
     """
     path = Path(path)
     if not path.is_file():
@@ -75,7 +81,12 @@ def load_mnist_idx(path: str | Path) -> np.ndarray:
                                 f"(gzipped or unpacked) and pass their path")
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as err:          # gzip.BadGzipFile is an OSError
+            raise ValueError(f"{path} starts like a gzip file but cannot be decompressed ({type(err).__name__}: "
+                             f"{err}); expected a complete gzipped *-images-idx3-ubyte from {MNIST_URL} "
+                             f"(the download is probably truncated: fetch it again)") from err
     if len(raw) < 16:
         raise ValueError(f"{path} is too short ({len(raw)} bytes) for an IDX image file; expected MNIST's "
                          f"*-images-idx3-ubyte from {MNIST_URL}")
@@ -84,9 +95,13 @@ def load_mnist_idx(path: str | Path) -> np.ndarray:
         hint = " (that is a label file: pass the images file)" if magic == 0x00000801 else ""
         raise ValueError(f"{path} has magic number {magic:#010x}, not {IDX_IMAGES_MAGIC:#010x} of an IDX "
                          f"image file{hint}; expected MNIST's *-images-idx3-ubyte from {MNIST_URL}")
+    if min(count, rows, cols) == 0:
+        raise ValueError(f"{path} declares {count} images of {rows}x{cols} pixels; expected at least one "
+                         f"image of at least 1x1 pixels (MNIST's *-images-idx3-ubyte from {MNIST_URL})")
     if len(raw) != 16 + count * rows * cols:
-        raise ValueError(f"{path} declares {count} images of {rows}x{cols} pixels but holds "
-                         f"{len(raw) - 16} bytes of pixels; the file is truncated or corrupt")
+        raise ValueError(f"{path} declares {count} images of {rows}x{cols} pixels ({count * rows * cols} bytes) "
+                         f"but holds {len(raw) - 16} bytes of pixels; the file is truncated or corrupt: "
+                         f"fetch it again from {MNIST_URL}")
     pixels = np.frombuffer(raw, dtype=np.uint8, offset=16).reshape(count, rows, cols)
     return (pixels / 255.0).astype(np.float32)
 

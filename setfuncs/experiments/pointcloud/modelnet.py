@@ -6,18 +6,30 @@ https://modelnet.cs.princeton.edu/) unpacks to one folder per class with the spl
 40 classes. :func:`load_modelnet40` samples ``points`` particles from every mesh of a split
 (:func:`~setfuncs.experiments.pointcloud.surface.sample_surface`; mesh ``i`` in sorted order with
 ``numpy.random.default_rng([seed, i])``) and caches the result in one compressed ``.npz`` per
-``(split, points, seed)``, so that only the first call parses the meshes.
+``(split, points, seed)``, so that only the first call parses the meshes. The cache also records
+the relative path, size and modification time of every mesh file it was made from; a cache that
+no longer matches the folder, or that cannot be read, is rebuilt with a warning.
+
+**Checked line by line.** :func:`read_off` parses the file itself and checks every line against
+the counts in the header, so a truncated or garbled file is a ValueError naming the file and the
+line, never a smaller or scrambled mesh.
 
 **The header quirk.** Some ModelNet files carry the counts on the header line, ``OFF490 518 0``
-instead of ``OFF`` and then ``490 518 0``; :func:`fix_off_header` splits that line before trimesh
-parses the text.
+instead of ``OFF`` and then ``490 518 0``. :func:`read_off` accepts both; :func:`fix_off_header`
+splits such a line for other OFF readers.
 """
 
 from __future__ import annotations
 
-import io
+import json
+import math
+import operator
 import os
 import re
+import secrets
+import warnings
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +50,23 @@ MODELNET_URL = "https://modelnet.cs.princeton.edu/"
 LAYOUT = "<root>/<class>/{train,test}/*.off, e.g. <root>/airplane/train/airplane_0001.off"
 #: ``OFF`` followed by anything but a line break on the header line (the counts).
 _JOINED_HEADER = re.compile(r"\A(\s*)OFF[ \t]*(?=\S)")
+#: What every error of :func:`read_off` ends with: where a good copy of the file comes from.
+_OFF_ADVICE = ("the file is probably damaged (a truncated download or extraction): extract it again "
+               f"from ModelNet40.zip ({MODELNET_URL}), or delete it to leave this mesh out")
+#: The face line format, as the errors spell it.
+_FACE = "a face 'k i1 ... ik'"
+#: The most numbers an OFF face line may carry after its indices (the optional colour, RGBA).
+_MAX_FACE_COLOUR = 4
+#: The layout version of the cache files; a cache of another version is rebuilt.
+_CACHE_FORMAT = 2
+#: The arrays of a cache file.
+_CACHE_KEYS = frozenset({"clouds", "labels", "class_names", "manifest"})
+#: How a zip archive (what :func:`numpy.load` reads as an ``.npz``) starts: a file, or an empty archive.
+_ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")
+#: What reading a damaged ``.npz`` raises (numpy, zipfile and zlib; found by truncating a good
+#: cache and changing its bytes one at a time).
+_UNREADABLE = (OSError, EOFError, ValueError, NotImplementedError, RuntimeError, zipfile.BadZipFile,
+               zlib.error)
 
 
 def fix_off_header(text: str) -> str:
@@ -52,23 +81,154 @@ def fix_off_header(text: str) -> str:
     return _JOINED_HEADER.sub(r"\1OFF\n", text, count=1)
 
 
+#: A line of an OFF file that holds data: its 1-based number and its text, without the ``#``
+#: comment and the surrounding white space.
+_Line = tuple[int, str]
+
+
+def _data_lines(text: str) -> list[_Line]:
+    """The lines of ``text`` that are not blank once their ``#`` comment is removed."""
+    lines = ((number, line.split("#", 1)[0].strip()) for number, line in enumerate(text.split("\n"), 1))
+    return [line for line in lines if line[1]]
+
+
+def _off_error(path: Path, line: int | None, problem: str) -> ValueError:
+    """The ValueError of a bad OFF file: ``"<path>, line <line>: <problem>; <advice>"``."""
+    where = f"{path}" if line is None else f"{path}, line {line}"
+    return ValueError(f"{where}: {problem}; {_OFF_ADVICE}")
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """``text`` quoted for an error message, cut to ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _counts(path: Path, line: _Line) -> tuple[int, int]:
+    """``(n_vertices, n_faces)`` from the counts ``n_vertices n_faces [n_edges]`` (non-negative
+    integers; the edge count is not used)."""
+    number, text = line
+    fields = text.split()
+    if 2 <= len(fields) <= 3 and all(field.isdigit() for field in fields):
+        return int(fields[0]), int(fields[1])
+    raise _off_error(path, number, "expected the counts 'n_vertices n_faces n_edges' (non-negative "
+                                   f"integers) after 'OFF', found {_shown(text)}")
+
+
+def _vertex(path: Path, line: _Line) -> list[float]:
+    """The coordinates of a vertex line: exactly 3 finite numbers."""
+    try:
+        coordinates = [float(field) for field in line[1].split()]
+    except ValueError as err:
+        raise _vertex_error(path, line) from err
+    if len(coordinates) != 3 or not all(map(math.isfinite, coordinates)):
+        raise _vertex_error(path, line)
+    return coordinates
+
+
+def _vertex_error(path: Path, line: _Line) -> ValueError:
+    """The error of a bad vertex line."""
+    return _off_error(path, line[0], f"expected a vertex 'x y z' (3 finite numbers), found {_shown(line[1])}")
+
+
+def _face(path: Path, line: _Line, n_vertices: int) -> list[int]:
+    """The vertex indices of a face line ``k i1 ... ik``: ``k >= 3`` and ``k`` integer indices in
+    ``[0, n_vertices)``, optionally followed by a colour of at most :data:`_MAX_FACE_COLOUR` numbers."""
+    number, text = line
+    fields = text.split()
+    k = int(fields[0]) if fields[0].isdigit() else 0
+    if k < 3:
+        raise _off_error(path, number, f"expected {_FACE} with k >= 3 vertices, found {_shown(text)}")
+    try:
+        indices = [int(index) for index in fields[1:k + 1]]
+    except ValueError as err:
+        raise _indices_error(path, line, k, n_vertices) from err
+    if len(indices) < k or min(indices) < 0 or max(indices) >= n_vertices:
+        raise _indices_error(path, line, k, n_vertices)
+    colour = fields[k + 1:]
+    if colour and (len(colour) > _MAX_FACE_COLOUR or not all(map(_is_number, colour))):
+        raise _off_error(path, number, f"expected {_FACE} with k = {k}, then at most {_MAX_FACE_COLOUR} "
+                                       f"colour numbers, found {_shown(text)}")
+    return indices
+
+
+def _indices_error(path: Path, line: _Line, k: int, n_vertices: int) -> ValueError:
+    """The error of a face line whose indices are missing, not integers or out of range."""
+    return _off_error(path, line[0], f"expected {_FACE} with {k} integer indices below {n_vertices}, "
+                                     f"found {_shown(line[1])}")
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``float(text)`` succeeds."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _parse_off(path: Path, text: str) -> tuple[np.ndarray, list[list[int]]]:
+    """The vertices ``[n, 3]`` and the faces (lists of indices) of an OFF file's text.
+
+    Checks the header (``OFF``, with the counts on its line or on the next one), every vertex and
+    face line, and that exactly the declared numbers of vertex and face lines follow; blank lines
+    and ``#`` comments are skipped. Raises ValueError naming ``path`` and the line.
+    """
+    lines = _data_lines(text)
+    if not lines:
+        raise _off_error(path, None, "expected the header 'OFF', found an empty file")
+    (header_number, header), body, last = lines[0], lines[1:], lines[-1][0]
+    if not header.startswith("OFF"):
+        raise _off_error(path, header_number, f"expected the header 'OFF', found {_shown(header)}")
+    if header[3:].strip():                                    # the quirk: 'OFF490 518 0'
+        counts_line = (header_number, header[3:].strip())
+    elif body:
+        counts_line, body = body[0], body[1:]
+    else:
+        raise _off_error(path, last, "the file ends here, after 'OFF'; expected the counts "
+                                     "'n_vertices n_faces n_edges'")
+    n_vertices, n_faces = _counts(path, counts_line)
+    declared = f"declared on line {counts_line[0]}"
+    vertices = np.array([_vertex(path, line) for line in body[:n_vertices]], dtype=np.float64).reshape(-1, 3)
+    if len(vertices) < n_vertices:
+        raise _off_error(path, last, f"the file ends here, after {len(vertices)} of the {n_vertices} "
+                                     f"vertices {declared}; expected {n_vertices - len(vertices)} more "
+                                     f"vertex lines 'x y z'")
+    faces = [_face(path, line, n_vertices) for line in body[n_vertices:n_vertices + n_faces]]
+    if len(faces) < n_faces:
+        raise _off_error(path, last, f"the file ends here, after {len(faces)} of the {n_faces} faces "
+                                     f"{declared}; expected {n_faces - len(faces)} more face lines 'k i1 ... ik'")
+    if len(body) > n_vertices + n_faces:
+        extra_number, extra = body[n_vertices + n_faces]
+        raise _off_error(path, extra_number, f"expected the end of the file after the {n_vertices} vertices "
+                                             f"and {n_faces} faces {declared}, found {_shown(extra)}")
+    return vertices, faces
+
+
 def read_off(path: str | os.PathLike) -> trimesh.Trimesh:
     """The triangle mesh of one OFF file (polygons are triangulated, nothing else is changed).
 
-    Raises ValueError naming the file if it is not a readable OFF mesh.
+    What is checked: the file is ASCII text; its first line with data is ``OFF`` (the counts may
+    follow on the same line, as in some ModelNet40 files); the counts are 2 or 3 non-negative
+    integers; every vertex line is 3 finite numbers; every face line is ``k i1 ... ik`` with
+    ``k >= 3`` and ``k`` integer indices in ``[0, n_vertices)`` (and at most 4 colour numbers
+    after them); the file holds exactly the declared numbers of vertex and face lines. Blank lines
+    and ``#`` comments are skipped. Polygons are split into triangles as trimesh's OFF reader does
+    (:func:`trimesh.geometry.triangulate_quads`: triangles first, then quads, then fans).
+
+    Raises ValueError naming the file, the 1-based line (where there is one) and what was expected,
+    e.g. ``".../chair_0001.off, line 12: expected a face 'k i1 ... ik' with 3 integer indices
+    below 8, found '3 0 9 2'; ..."``.
     """
     path = Path(path)
-    advice = ("the file is probably damaged (a truncated download or extraction): extract it again "
-              f"from ModelNet40.zip ({MODELNET_URL}), or delete it to leave this mesh out")
+    raw = path.read_bytes()
     try:
-        text = fix_off_header(path.read_bytes().decode("ascii"))
-        mesh = trimesh.load(io.BytesIO(text.encode("ascii")), file_type="off", process=False,
-                            force="mesh")
-    except (ValueError, NameError, IndexError, TypeError) as err:     # what trimesh raises on bad text
-        raise ValueError(f"cannot read the mesh {path}: {err}; {advice}") from err
-    if not isinstance(mesh, trimesh.Trimesh):
-        raise ValueError(f"cannot read the mesh {path}: trimesh returned a {type(mesh).__name__}; {advice}")
-    return mesh
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise _off_error(path, line, f"expected ASCII text, found the byte {raw[err.start]:#04x}") from err
+    vertices, faces = _parse_off(path, text)
+    triangles = trimesh.geometry.triangulate_quads(faces).reshape(-1, 3)
+    return trimesh.Trimesh(vertices=vertices, faces=triangles, process=False)
 
 
 def mesh_files(root: str | os.PathLike, split: str = "train") -> tuple[list[Path], np.ndarray, list[str]]:
@@ -107,6 +267,117 @@ def cache_path(cache_dir: str | os.PathLike, split: str, points: int, seed: int)
     return Path(cache_dir) / f"modelnet40-{split}-{points}points-seed{seed}.npz"
 
 
+def _manifest(root: Path, files: list[Path], split: str, points: int, seed: int) -> dict:
+    """What a cache is made from: the sampling parameters and every mesh file's path relative to
+    ``root`` (with ``/``), size in bytes and modification time in nanoseconds."""
+    meshes = []
+    for path in files:
+        stat = path.stat()
+        meshes.append([path.relative_to(root).as_posix(), stat.st_size, stat.st_mtime_ns])
+    return {"format": _CACHE_FORMAT, "split": split, "points": points, "seed": operator.index(seed),
+            "meshes": meshes}
+
+
+def _manifest_change(stored: object, today: dict) -> str:
+    """How the manifest ``stored`` in a cache differs from ``today``'s (which it does not equal)."""
+    if not _is_manifest(stored):
+        return "holds a manifest of another layout (made by another version of this loader?)"
+    for key in ("format", "split", "points", "seed"):
+        if stored[key] != today[key]:
+            return f"was made with {key} = {stored[key]!r}, not {today[key]!r}"
+    old = {name: (size, mtime) for name, size, mtime in stored["meshes"]}
+    new = {name: (size, mtime) for name, size, mtime in today["meshes"]}
+    added, removed = sorted(new.keys() - old.keys()), sorted(old.keys() - new.keys())
+    if added or removed:
+        return (f"was made from {len(old)} mesh files, the folder now holds {len(new)} "
+                f"({len(added)} new, e.g. {added[:1]}; {len(removed)} gone, e.g. {removed[:1]})")
+    changed = [name for name in sorted(new) if new[name] != old[name]]
+    if not changed:
+        return "lists the same mesh files as the folder, but in another order or with repeats"
+    return (f"is stale: {len(changed)} mesh file(s) changed size or modification time since it was made, "
+            f"e.g. {changed[0]}")
+
+
+def _is_manifest(value: object) -> bool:
+    """Whether ``value`` has the layout of :func:`_manifest`'s result: the five keys, and a list of
+    ``[path, size, mtime]`` under ``"meshes"``."""
+    return (isinstance(value, dict) and set(value) == {"format", "split", "points", "seed", "meshes"}
+            and isinstance(value["meshes"], list)
+            and all(isinstance(mesh, list) and len(mesh) == 3 and isinstance(mesh[0], str)
+                    and all(isinstance(number, int) for number in mesh[1:]) for mesh in value["meshes"]))
+
+
+def _cache_problem(stored: np.lib.npyio.NpzFile, today: dict, labels: np.ndarray, classes: list[str]
+                   ) -> str | None:
+    """Why the open cache ``stored`` does not describe ``today``'s folder, or None if it does.
+
+    Checks the keys (exactly :data:`_CACHE_KEYS`), the manifest (one JSON string equal to
+    ``today``), the class names and the labels (int64, equal to the folder's). The clouds are
+    checked by :func:`_clouds_problem`.
+    """
+    if set(stored.files) != _CACHE_KEYS:
+        return f"holds the arrays {sorted(stored.files)}, not {sorted(_CACHE_KEYS)}"
+    manifest = stored["manifest"]
+    if manifest.dtype.kind != "U" or manifest.shape != ():
+        return f"holds a manifest of dtype {manifest.dtype} and shape {manifest.shape}, not one string"
+    try:
+        made_from = json.loads(str(manifest))
+    except ValueError as err:
+        return f"holds a manifest that is not JSON ({err})"
+    if made_from != today:
+        return _manifest_change(made_from, today)
+    names = stored["class_names"]
+    if names.dtype.kind != "U" or names.tolist() != classes:
+        return f"holds the class names {names.tolist()[:3]}..., not the folder's {classes[:3]}..."
+    cached_labels = stored["labels"]
+    if cached_labels.dtype != np.int64 or not np.array_equal(cached_labels, labels):
+        return (f"holds labels ({cached_labels.dtype}, shape {cached_labels.shape}) other than the folder's "
+                f"(int64, shape {labels.shape}, in 0..{len(classes) - 1})")
+    return None
+
+
+def _clouds_problem(clouds: np.ndarray, expected: tuple[int, int, int]) -> str | None:
+    """Why ``clouds`` are not finite float32 of shape ``expected``, or None if they are."""
+    if clouds.dtype != np.float32 or clouds.shape != expected:
+        return f"holds clouds of dtype {clouds.dtype} and shape {clouds.shape}, not float32 {expected}"
+    if not np.isfinite(clouds).all():
+        return "holds clouds with non-finite coordinates"
+    return None
+
+
+def _read_cache(cache: Path, today: dict, labels: np.ndarray, classes: list[str]
+                ) -> tuple[np.ndarray | None, str | None]:
+    """``(clouds, None)`` from ``cache`` if it passes :func:`_cache_problem` and
+    :func:`_clouds_problem`, else ``(None, why not)``. It is loaded with ``allow_pickle=False``; a
+    file that is not a zip archive, or cannot be read as one, is a reason too."""
+    with open(cache, "rb") as file:
+        start = file.read(len(_ZIP_STARTS[0]))
+    if start not in _ZIP_STARTS:
+        return None, f"is not an .npz (zip) archive: it starts with {start!r}"
+    try:
+        with np.load(cache, allow_pickle=False) as stored:
+            problem = _cache_problem(stored, today, labels, classes)
+            clouds = None if problem else stored["clouds"]
+    except _UNREADABLE as err:
+        return None, f"cannot be read as an .npz archive ({type(err).__name__}: {err})"
+    problem = problem or _clouds_problem(clouds, (len(labels), today["points"], 3))
+    return (None, problem) if problem else (clouds, None)
+
+
+def _write_cache(cache: Path, clouds: np.ndarray, labels: np.ndarray, classes: list[str],
+                 manifest: dict) -> None:
+    """Writes the cache atomically: to a temporary file in the same folder, then ``os.replace``."""
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_name(f".{cache.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
+    try:
+        with open(partial, "xb") as file:
+            np.savez_compressed(file, clouds=clouds, labels=labels, class_names=np.array(classes),
+                                manifest=np.array(json.dumps(manifest)))
+        os.replace(partial, cache)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 def load_modelnet40(root: str | os.PathLike, split: str = "train", points: int = 1000, seed: int = 0,
                     cache_dir: str | os.PathLike | None = None, progress: bool = True
                     ) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -117,27 +388,36 @@ def load_modelnet40(root: str | os.PathLike, split: str = "train", points: int =
         split: ``"train"`` or ``"test"``.
         points: particles per cloud, uniform on each mesh's surface.
         seed: mesh ``i`` (in sorted file order) is sampled with ``numpy.random.default_rng([seed, i])``.
-        cache_dir: where the ``.npz`` cache lives (default: ``root``); a cache whose file list no
-            longer matches the folder is rebuilt.
+        cache_dir: where the ``.npz`` cache lives (default: ``root``), one file per
+            ``(split, points, seed)`` (:func:`cache_path`).
         progress: a tqdm bar while meshes are parsed.
 
+    **The cache.** Besides the clouds, labels and class names, the ``.npz`` holds a manifest: a
+    JSON string (array ``manifest``) with the split, points, seed and, for every mesh file, its
+    path relative to ``root``, its size and its modification time (ns). The cache is used only if
+    it loads with ``allow_pickle=False``, holds exactly those four arrays, its manifest equals
+    today's, its class names and labels equal the folder's, and its clouds are finite float32
+    ``[M, points, 3]`` with ``M`` the number of mesh files. Otherwise a warning names the cache
+    and the reason and the clouds are sampled again; the new cache is written to a temporary file
+    in the same folder and moved over the old one (``os.replace``), so a reader never sees half a
+    cache. Only a damaged or stale cache is replaced; a mesh that cannot be read leaves it as it is.
+
     Raises FileNotFoundError for a missing or empty folder and ValueError for a mesh that cannot
-    be read or has zero surface area (both name the file).
+    be read (:func:`read_off`) or has zero surface area (both name the file).
     """
     positive_int("points", points)
     files, labels, classes = mesh_files(root, split)
-    names = np.array([str(f.relative_to(root)) for f in files])
+    manifest = _manifest(Path(root), files, split, points, seed)
     cache = cache_path(root if cache_dir is None else cache_dir, split, points, seed)
     if cache.is_file():
-        with np.load(cache) as stored:
-            if np.array_equal(stored["files"], names):
-                return stored["clouds"], stored["labels"], [str(c) for c in stored["class_names"]]
+        cached, problem = _read_cache(cache, manifest, labels, classes)
+        if cached is not None:
+            return cached, labels, classes
+        warnings.warn(f"the ModelNet40 cache {cache} {problem}; sampling the meshes again and replacing it",
+                      stacklevel=2)
     clouds = np.empty((len(files), points, 3), dtype=np.float32)
     for i, path in enumerate(tqdm(files, desc=f"sampling ModelNet40 {split}", unit="mesh",
                                   disable=not progress)):
         clouds[i] = sample_surface(read_off(path), points, np.random.default_rng([seed, i]), name=str(path))
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    partial = cache.with_name(cache.stem + ".partial.npz")
-    np.savez_compressed(partial, clouds=clouds, labels=labels, class_names=np.array(classes), files=names)
-    os.replace(partial, cache)
+    _write_cache(cache, clouds, labels, classes, manifest)
     return clouds, labels, classes
