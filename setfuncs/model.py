@@ -7,7 +7,9 @@ r"""The Deep Set model (eqs. (7)-(10) of the paper), built from a spec in Table 
     r &= \operatorname{process}(a)              && \text{MLP}
 
 The spec ``"<equivariant>/<final>"`` names the aggregation inside every equivariant layer and the
-final one, e.g. ``"max/max"`` (Zaheer et al.'s point-cloud model) or ``"r-lse/r-lse"``.
+final one, e.g. ``"max/max"`` (Zaheer et al.'s point-cloud model) or ``"r-lse/r-lse"``; each part
+is an aggregation spec of :func:`~setfuncs.registry.aggregation`, parameterised ones included
+(``"max/quantile(0.5)"``, ``"pmean(3)/mean"``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ HEAD_SCALE = 0.1
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
-    """Split ``"<equivariant>/<final>"`` into its two aggregation specs."""
+    """Split ``"<equivariant>/<final>"`` into its two aggregation specs (lower case, stripped), e.g.
+    ``"max/quantile(0.5)" -> ("max", "quantile(0.5)")``; each is checked when it is built."""
     parts = spec.split("/") if isinstance(spec, str) else []
     if len(parts) != 2 or not all(p.strip() for p in parts):
         raise ValueError(f"a model spec is '<equivariant aggregation>/<final aggregation>', e.g. "
@@ -51,7 +54,7 @@ def mlp(sizes: list[int], activation: str = "tanh", dropout: float = 0.0, last_a
 
 def init_head(process: nn.Module, bias: Sequence[float] | Tensor, scale: float = HEAD_SCALE) -> None:
     r"""Start a model's output at the data's marginal: the last linear layer of ``process`` gets the
-    bias ``bias`` and its weights multiplied by ``scale``, so :math:`r = W h + b pprox b` at step 0.
+    bias ``bias`` and its weights multiplied by ``scale``, so :math:`r = W h + b \approx b` at step 0.
 
     A regression head starts at the targets' mean, a distribution head at the parameters of the
     best constant prediction (e.g. the Beta fitted to the marginal of the targets), a classifier at
@@ -74,6 +77,23 @@ def init_head(process: nn.Module, bias: Sequence[float] | Tensor, scale: float =
         last.bias.copy_(bias)
 
 
+def _takes_options(spec: str) -> bool:
+    """Whether the aggregation ``spec`` takes ``learnable_options``: query and recurrent ones do."""
+    return spec.startswith(("q-", "r-"))
+
+
+def _check_options(spec: str, equivariant_layers: int, options: dict) -> None:
+    """A ValueError if ``options`` (``learnable_options``) are given but no aggregation the model
+    builds takes them (the equivariant one only when ``equivariant_layers > 0``): they would be dropped."""
+    equivariant, final = parse_spec(spec)
+    built = [equivariant, final] if equivariant_layers else [final]
+    if options and not any(_takes_options(part) for part in built):
+        only = "" if equivariant_layers else f" (with equivariant_layers=0, only its final {final!r})"
+        raise ValueError(f"learnable_options {options} go to the query (q-*) and recurrent (r-*) aggregations, "
+                         f"and the model spec {spec!r}{only} has none; drop the options or use a spec with one, "
+                         f"e.g. 'max/r-lse'")
+
+
 def _learnable_kwargs(spec: str, steps: int, options: dict) -> dict:
     """Keyword arguments for the aggregation ``spec``: ``steps`` for recurrent ones, ``options``
     (e.g. ``normalize``, ``readout``) for every query and recurrent one, nothing for plain ones
@@ -82,7 +102,7 @@ def _learnable_kwargs(spec: str, steps: int, options: dict) -> dict:
         return {"steps": steps}
     if spec.startswith("r-"):
         return {"steps": steps, **options}
-    return dict(options) if spec.startswith("q-") else {}
+    return dict(options) if _takes_options(spec) else {}
 
 
 class DeepSet(nn.Module):
@@ -90,7 +110,8 @@ class DeepSet(nn.Module):
 
     Args:
         in_features, out_features: particle features in, outputs per population.
-        spec: ``"<equivariant>/<final>"`` aggregation specs (Table 2 notation).
+        spec: ``"<equivariant>/<final>"`` aggregation specs (Table 2 notation, parameters in
+            parentheses: ``"max/quantile(0.5)"``; :mod:`~setfuncs.registry`).
         hidden: width of every hidden layer and of the particle embeddings.
         embed_layers: per-particle layers before the equivariant stack (at least 1).
         equivariant_layers: number of equivariant layers in ``combine`` (0 = a plain sum-decomposition model).
@@ -98,8 +119,9 @@ class DeepSet(nn.Module):
         activation: nonlinearity everywhere.
         dropout: dropout before each linear layer of ``process``.
         steps: reads ``T`` of every recurrent aggregation.
-        learnable_options: further arguments of every learnable aggregation in the model, e.g.
-            ``{"normalize": "sigmoid"}`` or ``{"readout": "last"}`` (recurrent only).
+        learnable_options: further arguments of every query and recurrent aggregation in the model,
+            e.g. ``{"normalize": "sigmoid"}`` or ``{"readout": "last"}`` (recurrent only); a
+            ValueError if the model has none (``"max/max"``, ``"max/rpw"``).
         layer: ``"equivariant"`` for eq. (1), ``"deepsets"`` for Zaheer et al.'s Gamma/Lambda form.
     """
 
@@ -117,6 +139,7 @@ class DeepSet(nn.Module):
         self.in_features, self.out_features = in_features, out_features
         equivariant_spec, final_spec = parse_spec(spec)
         options = dict(learnable_options or {})
+        _check_options(spec, equivariant_layers, options)
         self.embed = mlp([in_features] + [hidden] * embed_layers, activation, last_activation=True)
         self.combine = nn.ModuleList(
             layer_cls(hidden, hidden, equivariant_spec, activation, **_learnable_kwargs(equivariant_spec, steps, options))

@@ -127,7 +127,9 @@ def _run(setting: str, mse: float, seed: int, spec: str = "max/max") -> dict:
             "mse_by_population_size": {"20": mse, "5": 2 * mse, "100": 3 * mse}}
 
 
-SYNTHETIC = {"complete": True, "runs": [
+SYNTHETIC = {"experiment": "minimal_enclosing_circle", "budget": "tiny", "budget_parameters": {},
+             "configurations": ["max/max", "max/r-max", "r-lse/r-lse"], "seeds": [0, 1, 2], "runs_per_configuration": 3,
+             "complete": True, "runs": [
     _run("plain/plain", 1.0, 0), _run("plain/plain", 2.0, 1),
     _run("plain/recurrent", 3.0, 0, "max/r-max"),
     {**_run("plain/recurrent", 0.0, 1), "mse": None, "error": "diverged"},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
 import torch
 
 import setfuncs as sf
@@ -68,5 +69,5 @@ def test_model_passes_learnable_options() -> None:
                        learnable_options={"normalize": "sigmoid"})
     final, inner = model.aggregate, model.combine[0].aggregate
     assert final.normalize_name == inner.normalize_name == "sigmoid" and inner.steps == 4
-    plain = sf.DeepSet(2, 1, spec="max/max", learnable_options={"readout": "last"})
-    assert isinstance(plain.aggregate, sf.Max)
+    with pytest.raises(ValueError, match="model spec 'max/max' has none"):     # not dropped silently
+        sf.DeepSet(2, 1, spec="max/max", learnable_options={"readout": "last"})

@@ -104,7 +104,9 @@ def _run(setting: str, equivariant: str, final: str, metric: float | None, seed:
             {"10": 2 * metric, "100": metric, "500": metric - 1}}
 
 
-SYNTHETIC = {"experiment": "gmm_mixture_weights", "complete": True, "runs": [
+SYNTHETIC = {"experiment": "gmm_mixture_weights", "budget": "tiny", "budget_parameters": {},
+             "configurations": ["mean/max", "mean/r-lse", "r-lse/mean", "r-max/r-max"], "seeds": [0, 1],
+             "runs_per_configuration": 2, "complete": True, "runs": [
     _run("plain/plain", "mean", "max", 1.0, 0), _run("plain/plain", "mean", "max", 3.0, 1),
     _run("plain/recurrent", "mean", "lse", -2.0),
     _run("recurrent/plain", "lse", "mean", -5.0), _run("recurrent/plain", "lse", "mean", None, 1),

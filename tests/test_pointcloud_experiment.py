@@ -188,6 +188,7 @@ def _run(spec: str, seed: int, acc: float | None) -> dict:
 
 
 SYNTHETIC = {"experiment": "point_cloud_classification", "complete": True, "budget": "medium",
+             "budget_parameters": {}, "configurations": ["max/max", "r-lse/r-lse"], "seeds": [0, 1],
              "runs_per_configuration": 2,
              "data": {"name": "shapes", "classes": 12, "train_clouds": 1200, "test_clouds": 600},
              "runs": [_run("r-lse/r-lse", 0, 0.5), _run("max/max", 0, 0.8), _run("max/max", 1, 0.6),

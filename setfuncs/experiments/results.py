@@ -1,8 +1,12 @@
-"""Where the committed results files live: the repository's ``results/`` folder.
+"""Where the committed results files live, and the one reader of sweep results files.
 
-Sweep commands write their JSON files there (with provenance); the chapters read them with
-:func:`results_file`. ``results/paper-results.json`` holds a verbatim copy of the paper's numbers
-with its provenance (written by ``scripts/copy_paper_results.py``); :func:`load_paper` reads it.
+Sweep commands write their JSON files into the repository's ``results/`` folder (with provenance);
+the chapters find them with :func:`results_file` and read them with their experiment's
+``load_results``, which is :func:`load_sweep`: it names the file in every error and refuses,
+before any table is computed, a file that is not JSON, holds another experiment, lacks a key its
+table reads, or has no runs. ``results/paper-results.json`` holds a verbatim copy of the paper's
+numbers with its provenance (written by ``scripts/copy_paper_results.py``); :func:`load_paper`
+reads it.
 """
 
 from __future__ import annotations
@@ -10,13 +14,23 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any, Sequence
 
-__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "results_file", "load_sweep", "load_paper", "provenance_rows"]
+from .resultsfile import restore_non_finite
+
+__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "HEADER_KEYS", "FAILURE_KEYS", "results_file", "load_sweep", "load_paper",
+           "provenance_rows"]
 
 #: ``<repository>/results``, next to the ``setfuncs`` package of an editable install.
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
 #: The file of the paper's numbers in :data:`RESULTS_DIR`.
 PAPER_RESULTS = "paper-results.json"
+#: The header keys of every sweep's results file, the earlier ones (without ``identity`` and
+#: ``sittings``) included: :func:`~setfuncs.experiments.provenance.sweep_provenance` and the engine write them.
+HEADER_KEYS = ("experiment", "budget", "budget_parameters", "configurations", "seeds", "runs_per_configuration",
+               "complete", "runs")
+#: What a run that raised (it has ``failure`` and no metrics) must hold: which run it was.
+FAILURE_KEYS = ("spec", "seed")
 
 
 def results_file(name: str) -> Path:
@@ -30,27 +44,108 @@ def results_file(name: str) -> Path:
     return path
 
 
-def load_sweep(path: str | os.PathLike, experiment: str | None, package: str) -> dict:
-    """A sweep's results file; a ValueError if it has no runs or holds another ``experiment`` (the
-    file's field, when it has one; None: any), naming ``python -m <package> sweep`` as its writer."""
-    with open(path) as f:
-        results = json.load(f)
-    if not isinstance(results, dict) or "runs" not in results:
-        raise ValueError(f"{path} is not a sweep results file (no 'runs')")
-    if experiment is not None and results.get("experiment", experiment) != experiment:
+def _why_not_json(data: bytes, error: ValueError) -> str:
+    """Why ``data`` did not parse, in words: empty, not UTF-8, or where the JSON breaks off."""
+    if not data.strip():
+        return "the file is empty"
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text: {error}"
+    return f"invalid or truncated JSON: {error}"
+
+
+def _read_json(path: str | os.PathLike, fix: str) -> Any:
+    """The JSON value in the file at ``path``; a ValueError naming the file, what is wrong and ``fix``."""
+    data = Path(path).read_bytes()
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path} is not a JSON results file ({_why_not_json(data, err)}); {fix}") from err
+
+
+def _holds(record: dict, key: str) -> bool:
+    """Whether ``record`` has ``key``, a dotted path such as ``"budget_parameters.particles"``."""
+    for part in key.split("."):
+        if not isinstance(record, dict) or part not in record:
+            return False
+        record = record[part]
+    return True
+
+
+def _missing(record: dict, keys: Sequence[str]) -> list[str]:
+    """The keys (dotted paths) of ``keys`` that ``record`` lacks, a key inside a missing one left out."""
+    missing: list[str] = []
+    for key in keys:
+        if not _holds(record, key) and not any(key.startswith(f"{m}.") for m in missing):
+            missing.append(key)
+    return missing
+
+
+def _check_runs(path: str | os.PathLike, runs: list, run_keys: Sequence[str], writer: str) -> None:
+    """A ValueError naming the file and the first run that is not a record or lacks a key: ``run_keys``
+    for a finished run, :data:`FAILURE_KEYS` for a run that raised (``failure``, no metrics)."""
+    bad = []
+    for i, run in enumerate(runs):
+        if not isinstance(run, dict):
+            raise ValueError(f"{path}: run {i} is a {type(run).__name__}, not a run's record; pass a file "
+                             f"written by {writer}")
+        missing = [k for k in (FAILURE_KEYS if "failure" in run else run_keys) if k not in run]
+        if missing:
+            bad.append((i, run, missing))
+    if bad:
+        i, run, missing = bad[0]
+        others = f" (and {len(bad) - 1} more of its {len(runs)} runs lack keys)" if len(bad) > 1 else ""
+        raise ValueError(f"{path}: run {i} ({run.get('spec', '?')} seed {run.get('seed', '?')}) lacks "
+                         f"{', '.join(missing)}, which the table reads{others}; the file was not written by "
+                         f"{writer} of this version, or was edited: write it again with that command")
+
+
+def load_sweep(path: str | os.PathLike, experiment: str, package: str, run_keys: Sequence[str] = (),
+               header_keys: Sequence[str] = ()) -> dict:
+    """A sweep's results file, checked before any table reads it; every error names the file.
+
+    Args:
+        path: the JSON file written by ``python -m <package> sweep``.
+        experiment: the ``experiment`` the file must hold, e.g. ``"minimal_enclosing_circle"``.
+        package: the experiment's module, e.g. ``"setfuncs.experiments.circle"``, named as the writer.
+        run_keys: what every run without ``failure`` must hold (its table's keys); a run with
+            ``failure`` (it raised, and has no metrics) must hold :data:`FAILURE_KEYS`.
+        header_keys: what the file must hold besides :data:`HEADER_KEYS`; a dotted key such as
+            ``"budget_parameters.particles"`` names a key inside another.
+
+    Non-finite floats written as ``null`` (:mod:`~setfuncs.experiments.resultsfile`) are NaN or
+    infinite again. Raises ValueError if the file is not JSON (empty, truncated, binary), holds
+    another experiment, lacks a header key or a run's key, or has no runs.
+    """
+    writer = f"`python -m {package} sweep`"
+    results = _read_json(path, f"pass a file written by {writer}")
+    if not isinstance(results, dict) or not isinstance(results.get("runs"), list):
+        raise ValueError(f"{path} is not a sweep results file (no list of 'runs'); pass a file written by {writer}")
+    if results.get("experiment", experiment) != experiment:
         raise ValueError(f"{path} holds results of the {results['experiment']!r} experiment, not "
-                         f"{experiment!r}; pass a file written by `python -m {package} sweep`")
-    return results
+                         f"{experiment!r}; pass a file written by {writer}")
+    missing = _missing(results, (*HEADER_KEYS, *header_keys))
+    if missing:
+        raise ValueError(f"{path} lacks {', '.join(missing)} of a results file of the {experiment!r} experiment; "
+                         f"it was not written by {writer} of this version, or was edited: write it again with "
+                         f"that command")
+    if not results["runs"]:
+        raise ValueError(f"{path} has no runs; run the sweep command first: {writer} (run again, it resumes "
+                         f"the sweep in the file)")
+    _check_runs(path, results["runs"], run_keys, writer)
+    try:
+        return restore_non_finite(results)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}; write it again with {writer}") from err
 
 
 def load_paper(path: str | os.PathLike) -> dict:
     """The paper's numbers (the ``"paper"`` part of ``results/paper-results.json``); a ValueError
     for any other file."""
-    with open(path) as f:
-        record = json.load(f)
+    fix = (f"pass results/{PAPER_RESULTS}, written by `python scripts/copy_paper_results.py "
+           f"PATH/TO/results.json`")
+    record = _read_json(path, fix)
     if not isinstance(record, dict) or set(record) != {"provenance", "paper"}:
-        raise ValueError(f"{path} is not the copy of the paper's numbers: pass results/{PAPER_RESULTS}, "
-                         f"written by `python scripts/copy_paper_results.py PATH/TO/results.json`")
+        raise ValueError(f"{path} is not the copy of the paper's numbers: {fix}")
     return record["paper"]
 
 

@@ -15,11 +15,24 @@ client, never a worker):
   flushes it to disk and renames it over the file (:func:`os.replace`), so a reader sees the old
   file or the new one, never half of one; a failed write (a full disk, a read-only folder) raises
   a :class:`SweepWriteError` and leaves the last complete file in place.
+- **Strict JSON.** NaN and infinities are not JSON (RFC 8259), and strict readers (JavaScript's
+  ``JSON.parse``, for one) refuse the ``NaN`` and ``Infinity`` that Python writes by default.
+  :meth:`SweepFile.write` writes ``null`` in their place (:func:`replace_non_finite`) and records
+  what stood there in the *record* that held it: each run (an entry of ``runs``) for the values
+  anywhere inside it, the file's top level for the rest. The record's ``"non_finite"`` maps the
+  place of each value, a JSON Pointer (RFC 6901) relative to the record, to ``"nan"``, ``"inf"``
+  or ``"-inf"``; e.g. a run whose test MSE diverged holds ``"mse": null`` and
+  ``"non_finite": {"/mse": "nan"}``, and one infinite entry of its ``mse_by_population_size`` is
+  ``"/mse_by_population_size/100": "inf"``.
+  :func:`restore_non_finite` puts the floats back and drops the maps; the readers
+  (:func:`~setfuncs.experiments.results.load_sweep`, and :class:`SweepFile` for an earlier
+  sitting's runs) call it, so a table sees the NaN it would have seen, never a ``None``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import stat
@@ -32,9 +45,16 @@ from typing import Any
 
 import filelock
 
-__all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "differences", "backup_path"]
+__all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "differences", "backup_path",
+           "NON_FINITE", "replace_non_finite", "restore_non_finite"]
 
 _FIX = "pass --restart to move it aside to a timestamped backup and start afresh, or choose another --out"
+
+
+#: The key of a record's map from JSON Pointers to the non-finite floats written as ``null`` there.
+NON_FINITE = "non_finite"
+#: The names of the non-finite floats in a ``non_finite`` map.
+_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
 class SweepFileError(ValueError):
@@ -64,6 +84,104 @@ def differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
                 found += differences(ours[key], theirs[key], here)
         return found
     return [] if ours == theirs else [f"{where or 'value'}: {theirs!r} in the file, {ours!r} in this sweep"]
+
+
+def _pointer(parts: tuple[str, ...]) -> str:
+    """The JSON Pointer (RFC 6901) of a place, e.g. ``("a/b", "0") -> "/a~1b/0"``."""
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _float_name(value: float) -> str:
+    """``"nan"``, ``"inf"`` or ``"-inf"``: the name of a non-finite float in a ``non_finite`` map."""
+    return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
+
+
+def _nulled(value: Any, parts: tuple[str, ...], found: dict[str, str]) -> Any:
+    """A copy of ``value`` with every non-finite float replaced by None and recorded in ``found``
+    (its pointer, from ``parts``, -> its name)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        found[_pointer(parts)] = _float_name(value)
+        return None
+    if isinstance(value, dict):
+        return {key: _nulled(item, (*parts, str(key)), found) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nulled(item, (*parts, str(i)), found) for i, item in enumerate(value)]
+    return value
+
+
+def _record(record: dict, top_level: bool) -> dict:
+    """A copy of ``record`` in strict JSON with its ``non_finite`` map; at the top level, every run
+    (a dict in ``runs``) is a record of its own."""
+    found: dict[str, str] = {}
+    copy = {}
+    for key, value in record.items():
+        if key == NON_FINITE:                       # recomputed below: a stale map would mislead
+            continue
+        if top_level and key == "runs" and isinstance(value, list):
+            copy[key] = [_record(run, False) if isinstance(run, dict) else _nulled(run, (key, str(i)), found)
+                         for i, run in enumerate(value)]
+        else:
+            copy[key] = _nulled(value, (str(key),), found)
+    if found:
+        copy[NON_FINITE] = found
+    return copy
+
+
+def replace_non_finite(results: dict) -> dict:
+    """A copy of ``results`` that strict JSON can hold: every NaN, ``inf`` and ``-inf`` is None, and
+    the run holding it (or the top level, for a value outside ``runs``) names it in its
+    ``non_finite`` map (see the module's docstring). ``results`` itself is left as it is."""
+    return _record(results, True)
+
+
+def _key(container: Any, part: str, pointer: str, where: str) -> str | int:
+    """The key (dict) or index (list) ``part`` of a pointer in ``container``; a ValueError if it holds none."""
+    if isinstance(container, dict) and part in container:
+        return part
+    if isinstance(container, list) and part.isdigit() and int(part) < len(container):
+        return int(part)
+    raise ValueError(f"{where}: {NON_FINITE} names {pointer}, a place it does not hold")
+
+
+def _resolve(record: dict, pointer: str, where: str) -> tuple[dict | list, str | int]:
+    """The container and key (or index) of the place ``pointer`` names in ``record``."""
+    if not isinstance(pointer, str) or not pointer.startswith("/"):
+        raise ValueError(f"{where}: {NON_FINITE} names {pointer!r}, not a JSON Pointer such as '/mse'")
+    *path, last = [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
+    container: Any = record
+    for part in path:
+        container = container[_key(container, part, pointer, where)]
+    return container, _key(container, last, pointer, where)
+
+
+def _restore(record: dict, where: str) -> None:
+    """Put back the floats that ``record``'s ``non_finite`` map names and remove the map; ``where``
+    names the record in a ValueError."""
+    marks = record.pop(NON_FINITE, None)
+    if marks is None:
+        return
+    if not isinstance(marks, dict):
+        raise ValueError(f"{where}: {NON_FINITE} must map JSON Pointers to 'nan', 'inf' or '-inf', got {marks!r}")
+    for pointer, name in marks.items():
+        if name not in _FLOATS:
+            raise ValueError(f"{where}: {NON_FINITE} gives {pointer} the value {name!r}; expected 'nan', 'inf' "
+                             f"or '-inf'")
+        container, key = _resolve(record, pointer, where)
+        if container[key] is not None:
+            raise ValueError(f"{where}: {NON_FINITE} names {pointer}, which holds {container[key]!r}, not null")
+        container[key] = _FLOATS[name]
+
+
+def restore_non_finite(results: dict) -> dict:
+    """Undo :func:`replace_non_finite` in place: every place a ``non_finite`` map names (at the top
+    level or in a run) gets its float back, and the maps are removed. Returns ``results``; a
+    ValueError (naming the run) for a map that names no ``null`` value or an unknown name."""
+    _restore(results, "the top level")
+    runs = results.get("runs")
+    for i, run in enumerate(runs if isinstance(runs, list) else []):
+        if isinstance(run, dict):
+            _restore(run, f"run {i} ({run.get('spec', '?')} seed {run.get('seed', '?')})")
+    return results
 
 
 def backup_path(path: Path, now: datetime | None = None) -> Path:
@@ -168,6 +286,11 @@ class SweepFile:
             raise SweepFileError(f"{self.path} was written by a sweep that could not be resumed (it records no "
                                  f"'identity'), so its runs cannot be checked against this sweep; it was left "
                                  f"as it is: {_FIX}")
+        try:
+            restore_non_finite(results)
+        except ValueError as err:
+            raise SweepFileError(f"{self.path} has a broken '{NON_FINITE}' record ({err}); it was left as it "
+                                 f"is: {_FIX}") from None
         found = differences(self.identity, results["identity"])
         if found:
             raise SweepFileError(f"{self.path} holds runs of another sweep, so this one cannot add to it: "
@@ -175,8 +298,9 @@ class SweepFile:
         return results
 
     def write(self, results: dict) -> None:
-        """Replace the file by ``results`` (JSON) atomically; a :class:`SweepWriteError` if it cannot."""
-        text = json.dumps(results, indent=1)
+        """Replace the file by ``results`` atomically, in strict JSON (non-finite floats as ``null``,
+        named in ``non_finite``: :func:`replace_non_finite`); a :class:`SweepWriteError` if it cannot."""
+        text = json.dumps(replace_non_finite(results), indent=1, allow_nan=False)
         mode = stat.S_IMODE(self.path.stat().st_mode) if self.path.exists() else 0o644
         try:
             descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.",

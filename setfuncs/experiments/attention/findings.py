@@ -61,6 +61,10 @@ def attention_findings(results: dict, paper: str | os.PathLike | None = None, va
         if not runs:
             raise ValueError(f"the findings need usable runs of every localiser; {spec} has none")
         weights[spec] = runs[0]["localiser_parameters"]
+        if spec != IMAGE and any("elbo_gains" not in r for r in runs):
+            raise ValueError(f"the findings need every set localiser's ELBO gains paired by canvas ('elbo_gains'), "
+                             f"which the runs of {spec} lack: the file was written before they were recorded; "
+                             f"rerun the sweep to test the findings")
         if spec == IMAGE:
             groups[spec] = np.array([[r["evaluation"]["image"]["elbo"]] for r in runs])
         else:

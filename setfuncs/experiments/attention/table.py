@@ -21,16 +21,25 @@ from ..results import load_sweep
 from .localisers import IMAGE
 from .sweep import EXPERIMENT, SET_SPECS
 
-__all__ = ["LEARNABLE", "load_results", "usable_runs", "mean_over_runs", "attention_table", "elbo_curves",
-           "format_table"]
+__all__ = ["LEARNABLE", "RUN_KEYS", "HEADER_KEYS", "load_results", "usable_runs", "mean_over_runs", "attention_table",
+           "elbo_curves", "format_table"]
 
 #: The learnable set aggregations (the others are plain).
 LEARNABLE = tuple(s for s in SET_SPECS if s[:2] in ("q-", "r-"))
 
 
+#: What every finished run must hold for the table and its findings.
+RUN_KEYS = ("spec", "seed", "error", "localiser_parameters", "evaluation")
+#: What the table, the findings and the command line read of the header, besides every sweep's
+#: (:data:`~setfuncs.experiments.results.HEADER_KEYS`).
+HEADER_KEYS = ("budget_parameters.particles", "budget_parameters.eval_sizes", "data.source")
+
+
 def load_results(path: str | os.PathLike) -> dict:
-    """A spatial-attention sweep's results file; ValueError if it is none."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.attention")
+    """A spatial-attention sweep's results file (:func:`~setfuncs.experiments.results.load_sweep`
+    with :data:`RUN_KEYS` and :data:`HEADER_KEYS`); a ValueError naming the file if it is none or
+    has no runs."""
+    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.attention", RUN_KEYS, HEADER_KEYS)
 
 
 def _sizes(results: dict) -> list[int]:

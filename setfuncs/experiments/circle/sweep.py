@@ -56,9 +56,11 @@ from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks
                       train_configuration)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mean, test_set
 
-__all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
+__all__ = ["EXPERIMENT", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
            "circle_errors", "train_model", "run_one", "sweep", "provenance"]
 
+#: The ``experiment`` field of a results file.
+EXPERIMENT = "minimal_enclosing_circle"
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,7 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     """Command line, git commit, budget, seeds, data, versions and hardware of a sweep (no timings or runs)."""
     return {
-        **sweep_provenance("minimal_enclosing_circle", budget, runs, specs,
+        **sweep_provenance(EXPERIMENT, budget, runs, specs,
                            f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
                            f"test sets seed {TEST_SEED}"),
         "mixture": mixture_description(),

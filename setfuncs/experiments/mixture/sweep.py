@@ -64,9 +64,11 @@ from .loss import beta_mean, beta_nll, marginal_beta, marginal_head_bias
 from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_ratio,
                      model_estimates, scott_bandwidth)
 
-__all__ = ["Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
+__all__ = ["EXPERIMENT", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
            "make_model", "train_model", "evaluate_metric", "run_one", "sweep", "provenance"]
 
+#: The ``experiment`` field of a results file.
+EXPERIMENT = "gmm_mixture_weights"
 #: Seed of the bootstrap subsamples of the test populations.
 BOOTSTRAP_SEED = 0
 #: The population size of the violins' per-run metric (the paper's population size).
@@ -209,7 +211,7 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     """Command line, budget, seeds, data, metric, versions and hardware of a sweep (no timings or runs)."""
     test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
     return {
-        **sweep_provenance("gmm_mixture_weights", budget, runs, specs,
+        **sweep_provenance(EXPERIMENT, budget, runs, specs,
                            f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
                            f"test populations seed {TEST_SEED}; bootstrap subsamples seed "
                            f"[{BOOTSTRAP_SEED}, n] (numpy SeedSequence)", scipy=scipy.__version__),
