@@ -1,7 +1,11 @@
-# The two commands of the README:  `make book`  and  `make test`.
-# Both set everything up first: a virtual environment in .venv from requirements.txt, the
-# book's JavaScript from package-lock.json (npm ci), and Debian's chromium for the browser test.
+# The commands of the README:  `make lab`,  `make book`  and  `make test`.
+# `make lab` needs only the virtual environment in .venv (requirements.txt and this package);
+# `make book` adds the book's JavaScript from package-lock.json (npm ci); `make test` adds Debian's
+# chromium for the browser test, the only step that needs root (apt-get).
 SHELL := /bin/bash
+# The Python that creates .venv: 3.11 or newer (numpy 2.4, scipy, matplotlib, scikit-learn,
+# ipykernel and hypothesis in requirements.txt need it). `make PYTHON=python3.12 lab` picks another.
+PYTHON ?= python3
 PY := .venv/bin/python
 JB := .venv/bin/jupyter-book
 # One thread per process: nbmake and the unit tests run two workers on two cores.
@@ -20,14 +24,33 @@ EXECUTED := .nbmake
 # The widget manager loads its (Font Awesome) fonts from the folder of its RequireJS module id.
 WIDGET_FONTS := $(STATIC)/ipywidgets/@jupyter-widgets/html-manager/dist
 
-.PHONY: setup test book unit notebooks browser bench clean
+# JupyterLab listens here; `make lab LAB_IP=0.0.0.0` serves other machines too. More options of
+# `jupyter lab` go in LAB_FLAGS, e.g. `make lab LAB_FLAGS="--no-browser --port 8899"` (or
+# `--allow-root` in a container that runs as root, which JupyterLab otherwise refuses).
+LAB_IP ?= 127.0.0.1
+LAB_FLAGS ?=
 
-setup: .venv/.stamp $(STATIC)/.stamp /usr/bin/chromium
+.PHONY: setup lab test book unit notebooks browser bench clean
 
+setup: .venv/.stamp $(STATIC)/.stamp
+
+# requirements.txt holds only pins, so it installs from any folder; the package is installed
+# editable from this folder, so the chapters import the working tree's setfuncs.
 .venv/.stamp: requirements.txt pyproject.toml
-	test -x $(PY) || python3 -m venv .venv
+	@test -x $(PY) || { \
+	  where="$$(command -v $(PYTHON))" && version="$$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null)" \
+	    || { echo "make needs Python 3.11 or newer; '$(PYTHON)' does not run here; set PYTHON=python3.11" >&2; exit 1; }; \
+	  $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+	    || { echo "make needs Python 3.11 or newer; found $$version at $$where; set PYTHON=python3.11" >&2; exit 1; }; \
+	  echo "$(PYTHON) -m venv .venv"; $(PYTHON) -m venv .venv; }
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -e "$(CURDIR)"
 	touch $@
+
+# The chapters in JupyterLab (jupyterlab-myst renders their exercises, citations and
+# cross-references); it prints the address to open, with its token.
+lab: .venv/.stamp
+	.venv/bin/jupyter lab --ip=$(LAB_IP) $(LAB_FLAGS) book/
 
 node_modules/.stamp: package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
@@ -69,7 +92,7 @@ notebooks: setup
 	cp $(NOTEBOOKS) $(EXECUTED)/
 	$(PY) -m pytest -n 2 --nbmake --overwrite $(EXECUTED)/*.ipynb $(KERNEL_START_RERUN)
 
-browser: setup
+browser: setup /usr/bin/chromium
 	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest tests/test_browser.py
 
 # --all re-reads every page (executed outputs still come from the cache): sphinx-proof keeps

@@ -39,7 +39,7 @@ def results_file(name: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} does not exist. The results files are committed in the book's repository: "
-            f"clone it and install setfuncs from the clone (`pip install -e .`, as requirements.txt "
+            f"clone it and install setfuncs from the clone (`pip install -e .`, as `make setup` "
             f"does), or regenerate the file with the sweep command named in the chapter.")
     return path
 

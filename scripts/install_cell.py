@@ -1,0 +1,141 @@
+"""The first code cell of every chapter: install ``setfuncs`` where it is missing.
+
+A chapter opened on Colab, or downloaded and opened elsewhere, has no ``setfuncs``; this cell
+installs it from the book's repository (``repository: url:`` and ``branch:`` in ``_config.yml``,
+the one place that names the repository). Where ``setfuncs`` is importable (``make lab``, Binder,
+the book build, nbmake) the cell does nothing. It is tagged ``remove-cell``: the HTML book does not
+show it, while the downloaded ``.ipynb`` and the launched notebooks keep it.
+
+    python scripts/install_cell.py --check   # exit status 1, naming each notebook that is out of date
+    python scripts/install_cell.py --write   # insert or update the cell in book/*.ipynb and drafts/*.ipynb
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "_config.yml"
+#: The chapters, and the chapters that wait in drafts/ for their sweep's rerun.
+NOTEBOOK_DIRS = (ROOT / "book", ROOT / "drafts")
+#: The extras of ``pyproject.toml`` the chapters need: figures and sliders, point clouds, attention.
+EXTRAS = ("notebooks", "pointcloud", "attention")
+#: Marks the cell (``--write`` replaces the cell with this tag) and names it (the cell id).
+TAG = "install-setfuncs"
+#: Jupyter Book 1 (myst-nb) leaves a cell with this tag out of the HTML page.
+HIDE_TAG = "remove-cell"
+
+
+def repository(config: Path = CONFIG) -> tuple[str, str]:
+    """The repository's URL and branch from ``repository:`` in the Jupyter Book configuration."""
+    settings = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    entry = settings.get("repository") or {}
+    url, branch = entry.get("url"), entry.get("branch")
+    if not (isinstance(url, str) and url.startswith("https://") and isinstance(branch, str) and branch):
+        raise ValueError(f"{config}: `repository:` needs `url: https://...` and `branch: <name>`, "
+                         f"found {entry!r}; set both (the launch buttons and the install cell use them)")
+    return url.rstrip("/"), branch
+
+
+def install_command(config: Path = CONFIG) -> str:
+    """The ``%pip`` line that installs ``setfuncs`` with the chapters' extras from the repository."""
+    url, branch = repository(config)
+    return f'%pip install --quiet "setfuncs[{",".join(EXTRAS)}] @ git+{url}@{branch}"'
+
+
+def install_source(config: Path = CONFIG) -> str:
+    """The cell's code: a no-op where ``setfuncs`` is importable, the install otherwise."""
+    return ("# Colab or a downloaded notebook: install setfuncs, the book's package, if it is missing.\n"
+            "import importlib.util\n"
+            "\n"
+            'if importlib.util.find_spec("setfuncs") is None:\n'
+            f"    {install_command(config)}")
+
+
+def install_cell(config: Path = CONFIG) -> dict:
+    """The cell as nbformat 4.5 stores it, clean: no outputs, no execution count."""
+    source = install_source(config)
+    return {"cell_type": "code", "execution_count": None, "id": TAG,
+            "metadata": {"tags": [HIDE_TAG, TAG]}, "outputs": [],
+            "source": source.splitlines(keepends=True)}
+
+
+def notebooks() -> list[Path]:
+    """Every chapter notebook: ``book/*.ipynb`` and ``drafts/*.ipynb``."""
+    return [path for folder in NOTEBOOK_DIRS for path in sorted(folder.glob("*.ipynb"))]
+
+
+def _is_install_cell(cell: dict) -> bool:
+    """Whether ``cell`` carries the install cell's tag."""
+    return TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def problem(path: Path, config: Path = CONFIG) -> str | None:
+    """Why ``path`` lacks the current install cell as its first code cell; None if it has it."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = [cell for cell in cells if cell["cell_type"] == "code"]
+    tagged = sum(map(_is_install_cell, cells))
+    if not code or not _is_install_cell(code[0]):
+        return "no install cell" if not tagged else "the install cell is not the first code cell"
+    if tagged > 1:
+        return f"{tagged} cells tagged {TAG}"
+    if code[0] != install_cell(config):
+        return "the install cell differs from the one _config.yml gives"
+    return None
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the repository where it lies inside it, for messages."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+
+
+def check(paths: list[Path] | None = None, config: Path = CONFIG) -> list[str]:
+    """One line per notebook whose install cell is missing or out of date, naming the fix."""
+    return [f"{_shown(path)}: {why}; run `python scripts/install_cell.py --write`"
+            for path in (notebooks() if paths is None else paths)
+            if (why := problem(path, config)) is not None]
+
+
+def write(path: Path, config: Path = CONFIG) -> bool:
+    """Put the install cell before the first other code cell of ``path``; True if the file changed.
+
+    Any earlier install cell is removed first. The notebook is written as it is stored:
+    ``indent=1``, keys sorted, non-ASCII kept, a trailing newline.
+    """
+    text = path.read_text(encoding="utf-8")
+    notebook = json.loads(text)
+    cells = [cell for cell in notebook["cells"] if not _is_install_cell(cell)]
+    first_code = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), len(cells))
+    notebook["cells"] = cells[:first_code] + [install_cell(config)] + cells[first_code:]
+    new_text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if new_text == text:
+        return False
+    path.write_text(new_text, encoding="utf-8")
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--check`` or ``--write``; the exit status is 1 when ``--check`` finds a notebook out of date."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--check", action="store_true", help="name every notebook whose install cell is out of date")
+    action.add_argument("--write", action="store_true", help="insert or update the install cell in every notebook")
+    args = parser.parse_args(argv)
+    if args.write:
+        for path in notebooks():
+            if write(path):
+                print(f"updated {_shown(path)}")
+        return 0
+    problems = check()
+    print("\n".join(problems) or f"every notebook starts with the install cell: {install_command()}",
+          file=sys.stderr if problems else sys.stdout)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
