@@ -176,3 +176,14 @@ def test_command_line(tmp_path: Path, capsys) -> None:
                  ["plot", str(path)]):
         with pytest.raises(SystemExit):
             main(argv)
+
+
+def test_a_group_whose_runs_all_collapsed_keeps_its_row() -> None:
+    """Collapsed runs are counted, never hidden: a group with no usable run still has a violin slot and a row."""
+    collapsed = {**SYNTHETIC, "runs": SYNTHETIC["runs"] + [
+        {**_run("plain/plain", "lse", "mean", 0.7, seed), "collapsed": True} for seed in (0, 1)]}
+    groups = {g["label"]: g for g in peak_performance(collapsed, "equivariant", bootstraps=20)}
+    assert groups["lse"]["runs"] == 2 and groups["lse"]["collapsed"] == 2 and groups["lse"]["peaks"].size == 0
+    row = next(r for r in mixture_table(collapsed, bootstraps=20) if (r["by"], r["label"]) == ("equivariant", "lse"))
+    assert row["collapsed"] == 2 and row["median_peak"] is None and row["best_spec"] is None
+    assert "lse" in format_table(mixture_table(collapsed, bootstraps=20))

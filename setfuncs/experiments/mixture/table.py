@@ -88,7 +88,8 @@ def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5
     Returns one dict per group with runs, in the order ``mean, r-mean, max, r-max, lse, r-lse``
     (``lme, r-lme`` for the lme variant): ``by, family, learnable, label, runs, diverged,
     collapsed, metrics`` (the metrics of the runs that neither diverged nor collapsed, an array)
-    and ``peaks`` (``[bootstraps]``, the best metric of each batch).
+    and ``peaks`` (``[bootstraps]``, the best metric of each batch; empty when every run of the
+    group diverged or collapsed: such a group is kept, never hidden).
     """
     if by not in GROUPINGS:
         raise ValueError(f"by must be one of {GROUPINGS}, got {by!r}")
@@ -102,13 +103,14 @@ def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5
             runs = [r for r in every if r[by] == family and _is_learnable(r, by) == learnable]
             values = [_metric(r, size) for r in runs]
             metrics = np.array([v for v in values if v is not None], dtype=float)
-            if metrics.size == 0:
+            if not runs:
                 continue
             groups.append({"by": by, "family": family, "learnable": learnable,
                            "label": f"{'r-' if learnable else ''}{family}", "runs": len(runs),
                            "diverged": sum(r.get("error") is not None for r in runs),
                            "collapsed": sum(bool(r.get("collapsed")) for r in runs), "metrics": metrics,
-                           "peaks": batch_peaks(metrics, batch_size, bootstraps, seed)})
+                           "peaks": batch_peaks(metrics, batch_size, bootstraps, seed) if metrics.size
+                           else np.empty(0)})
     return groups
 
 
@@ -124,7 +126,8 @@ def mixture_table(results: dict, batch_size: int = 5, bootstraps: int = 1000,
 
     Keys: ``by, label, runs, diverged, collapsed, median_peak, q05_peak, q95_peak`` (of the peak
     distribution), ``peaks_worse_than_em`` (the fraction of peaks above 0), ``median_metric``
-    (over runs), ``best_metric, best_spec, best_seed`` (the best single run).
+    (over runs), ``best_metric, best_spec, best_seed`` (the best single run). A group whose runs all
+    diverged or collapsed has a row with None in every statistic.
     """
     rows = []
     every = variant_runs(results, variant)
@@ -133,10 +136,15 @@ def mixture_table(results: dict, batch_size: int = 5, bootstraps: int = 1000,
             finished = [r for r in every
                         if r[by] == group["family"] and _is_learnable(r, by) == group["learnable"]
                         and _metric(r, None) is not None]
+            row = {"by": by, "label": group["label"], "runs": group["runs"],
+                   "diverged": group["diverged"], "collapsed": group["collapsed"]}
+            if not finished:
+                rows.append({**row, **dict.fromkeys(("median_peak", "q05_peak", "q95_peak", "peaks_worse_than_em",
+                                                     "median_metric", "best_metric", "best_spec", "best_seed"))})
+                continue
             best = min(finished, key=lambda r: r["metric"])
             peaks = group["peaks"]
-            rows.append({"by": by, "label": group["label"], "runs": group["runs"],
-                         "diverged": group["diverged"], "collapsed": group["collapsed"],
+            rows.append({**row,
                          "median_peak": float(np.median(peaks)),
                          "q05_peak": float(np.quantile(peaks, 0.05)),
                          "q95_peak": float(np.quantile(peaks, 0.95)),
