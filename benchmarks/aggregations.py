@@ -4,7 +4,10 @@
     python benchmarks/aggregations.py --batch 64 --particles 1000 --features 256 --repeat 7
 
 Each line times ``y = agg(x, mask); y.backward(g)`` on ``x: [B, N, D]`` (median of ``--repeat``
-runs after a warm-up) and prints the ratio of setfuncs to the faster baseline. Baselines:
+runs after a warm-up) and prints the ratio of setfuncs to the faster baseline and, for ragged
+input, to the *dense* torch reduction of the same ``x`` without a mask, timed in the same round
+(the floor a mask is measured against: a masked reduction reads at least what the dense one reads).
+Baselines:
 
 * torch: the idiomatic dense reduction (``x.sum(1)``; masked: ``(x * mask).sum(1)``,
   ``masked_fill(-inf).amax(1)``, ``nanmedian`` ...);
@@ -136,19 +139,22 @@ def main() -> None:
     print(f"setfuncs {sf.__version__}, torch {torch.__version__}, "
           f"PyG {getattr(torch_geometric, '__version__', 'not installed')}, {platform.processor() or platform.machine()}, "
           f"{args.threads} threads; x = [{b}, {n}, {d}], forward+backward, median of {args.repeat} (ms)")
-    print(f"{'aggregation':<10} {'mask':<7} {'setfuncs':>9} {'torch':>9} {'PyG':>9}  ratio to faster baseline")
+    print(f"{'aggregation':<10} {'mask':<7} {'setfuncs':>9} {'torch':>9} {'PyG':>9}  ratio to faster baseline"
+          f"   (ragged: ratio to the dense unmasked torch reduction)")
     for mask_name, mask in (("none", None), ("ragged", ragged)) if args.only != "recurrent" else ():
         for name, agg in ours().items():
             inp = positive if name == "pmean" else x
             flat, index = flat_layout(inp, mask)
-            steps = [dense_step(lambda t: agg(t, mask), inp), dense_step(torch_baselines(mask)[name], inp)]
+            steps = [dense_step(lambda t: agg(t, mask), inp), dense_step(torch_baselines(mask)[name], inp),
+                     dense_step(torch_baselines(None)[name], inp)]
             module = pyg_modules().get(name)
             if module is not None:
                 steps.append(dense_step(lambda t: module(t, index, dim_size=b), flat))
-            mine, base, *geo = timed(steps, args.repeat)
+            mine, base, dense, *geo = timed(steps, args.repeat)
             best = min([base, *geo])
             geo = geo[0] if geo else math.nan
-            print(f"{name:<10} {mask_name:<7} {mine:9.1f} {base:9.1f} {geo:9.1f}  {mine / best:5.2f}x")
+            floor = f"   {mine / dense:5.2f}x dense" if mask is not None else ""
+            print(f"{name:<10} {mask_name:<7} {mine:9.1f} {base:9.1f} {geo:9.1f}  {mine / best:5.2f}x{floor}")
     if args.only == "plain":
         return
     print("\nrecurrent aggregation, T = 3, against PyG Set2Set(processing_steps=3)")

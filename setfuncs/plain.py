@@ -250,8 +250,11 @@ class PowerMean(Aggregation):
                              "(shift the input or pass it through softplus/exp first)")
         if self.p == 0.0:
             return torch.exp(Mean().reduce(torch.log(x), mask))
-        # scale by the largest particle (p > 0) or the smallest (p < 0), so that (x / scale)^p <= 1:
-        # M_p(X) = scale * M_p(X / scale), and x^p cannot overflow
+        fast = Mean().reduce(x.pow(self.p), mask).pow(1.0 / self.p)
+        if bool((torch.isfinite(fast) & (fast > 0)).all()):  # positive particles have a positive mean
+            return fast
+        # x^p overflowed or underflowed (or a NaN came in): scale by the largest particle (p > 0) or the
+        # smallest (p < 0), so that (x / scale)^p <= 1: M_p(X) = scale * M_p(X / scale) cannot overflow
         scale = (Max() if self.p > 0 else Min()).reduce(x, mask).detach().unsqueeze(1)
         return scale.squeeze(1) * Mean().reduce((x / scale).pow(self.p), mask).pow(1.0 / self.p)
 

@@ -102,3 +102,11 @@ def test_power_mean_does_not_overflow(p: float) -> None:
     out = sf.PowerMean(p)(x)
     assert torch.isfinite(out).all()
     torch.testing.assert_close(out, expected.reshape(1, 1), rtol=1e-5, atol=0)
+
+
+@pytest.mark.parametrize("p", [2.0, -2.0])
+def test_power_mean_does_not_underflow(p: float) -> None:
+    """Particles of 1e-30: x^2 underflows to 0 in float32 and x^-2 overflows; the scaled form does neither."""
+    x = torch.tensor([[[1e-30], [2e-30], [3e-30]]])
+    expected = (torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64).pow(p).mean().pow(1 / p) * 1e-30).float()
+    torch.testing.assert_close(sf.PowerMean(p)(x), expected.reshape(1, 1), rtol=1e-5, atol=0)
