@@ -106,3 +106,10 @@ bench: setup
 
 clean:
 	rm -rf _build .venv node_modules $(EXECUTED)
+
+# The student edition (README, "Teaching with this book"): every {solution} removed from the pages,
+# _sources/ and the .ipynb downloads, no launch buttons, into _build/student/_build/html. It reads
+# the executed chapters from the book's _build/.jupyter_cache: after `make book` nothing runs again.
+.PHONY: student
+student: setup
+	$(PY) scripts/student_edition.py --out _build/student

@@ -31,7 +31,7 @@ PLAIN: dict[str, type[Aggregation]] = {
     "sum": Sum, "mean": Mean, "max": Max, "min": Min, "lse": LogSumExp, "lme": LogMeanExp, "median": Median,
     "quantile": Quantile, "pmean": PowerMean, "softmax": SoftmaxWeightedSum,
 }
-#: The parameter each parameterised aggregation takes in parentheses: ``"quantile(0.3)"`` is ``q=0.3``.
+#: The parameter each parameterised aggregation takes in parentheses, e.g. ``"quantile(0.3)"`` is ``q=0.3``.
 PARAMETERS = {"quantile": "q", "pmean": "p", "softmax": "temperature"}
 #: How to write each parameterised aggregation, for the messages.
 _EXAMPLES = {"quantile": "quantile(0.5)", "pmean": "pmean(2)", "softmax": "softmax(0.5)"}
