@@ -1,8 +1,10 @@
 """The first code cell of every chapter: install ``setfuncs`` where it is missing.
 
 A chapter opened on Colab, or downloaded and opened elsewhere, has no ``setfuncs``; this cell
-installs it from the book's repository (``repository: url:`` and ``branch:`` in ``_config.yml``,
-the one place that names the repository). Where ``setfuncs`` is importable (``make lab``, Binder,
+clones the book's repository (``repository: url:`` and ``branch:`` in ``_config.yml``, the one place
+that names the repository) next to the notebook and installs ``setfuncs`` from the clone, editable:
+the experiment chapters read the committed ``results/`` of the clone, which a package installed from
+a wheel would not carry. Where ``setfuncs`` is importable (``make lab``, Binder,
 the book build, nbmake) the cell does nothing. It is tagged ``remove-cell``: the HTML book does not
 show it, while the downloaded ``.ipynb`` and the launched notebooks keep it.
 
@@ -42,19 +44,35 @@ def repository(config: Path = CONFIG) -> tuple[str, str]:
     return url.rstrip("/"), branch
 
 
-def install_command(config: Path = CONFIG) -> str:
-    """The ``%pip`` line that installs ``setfuncs`` with the chapters' extras from the repository."""
+def clone_folder(config: Path = CONFIG) -> str:
+    """The folder the repository is cloned into: its name, e.g. ``deep-sets-book``."""
+    return repository(config)[0].rsplit("/", 1)[-1].removesuffix(".git")
+
+
+def clone_command(config: Path = CONFIG) -> str:
+    """The shell line that clones the configured branch of the repository (its latest commit only)."""
     url, branch = repository(config)
-    return f'%pip install --quiet "setfuncs[{",".join(EXTRAS)}] @ git+{url}@{branch}"'
+    return f"!git clone --quiet --depth 1 --branch {branch} {url} {clone_folder(config)}"
+
+
+def install_command(config: Path = CONFIG) -> str:
+    """The ``%pip`` line that installs ``setfuncs`` with the chapters' extras from the clone, editable."""
+    return f'%pip install --quiet -e "./{clone_folder(config)}[{",".join(EXTRAS)}]"'
 
 
 def install_source(config: Path = CONFIG) -> str:
-    """The cell's code: a no-op where ``setfuncs`` is importable, the install otherwise."""
-    return ("# Colab or a downloaded notebook: install setfuncs, the book's package, if it is missing.\n"
+    """The cell's code: a no-op where ``setfuncs`` is importable, clone and install otherwise (the
+    clone goes on ``sys.path`` too, so the running kernel imports it without a restart)."""
+    return ("# Colab or a downloaded notebook: if setfuncs, the book's package, is missing, clone the book's\n"
+            "# repository (the package and the committed results) and install setfuncs from the clone.\n"
             "import importlib.util\n"
+            "import os\n"
+            "import sys\n"
             "\n"
             'if importlib.util.find_spec("setfuncs") is None:\n'
-            f"    {install_command(config)}")
+            f"    {clone_command(config)}\n"
+            f"    {install_command(config)}\n"
+            f'    sys.path.insert(0, os.path.abspath("{clone_folder(config)}"))')
 
 
 def install_cell(config: Path = CONFIG) -> dict:

@@ -72,20 +72,22 @@ def test_check_names_a_notebook_without_the_cell_and_write_restores_it(tmp_path:
     assert not install_cell.write(copy), "a second --write changed the notebook again"
 
 
-def test_install_command_installs_the_package_from_the_configured_repository() -> None:
+def test_install_command_installs_the_package_from_a_clone_of_the_configured_repository() -> None:
     url, branch = install_cell.repository()
-    command = install_cell.install_command()
-    requirement = Requirement(re.fullmatch(r'%pip install --quiet "(.+)"', command).group(1))
+    folder = install_cell.clone_folder()
+    assert install_cell.clone_command() == f"!git clone --quiet --depth 1 --branch {branch} {url} {folder}"
+    match = re.fullmatch(r'%pip install --quiet -e "\./([^\[]+)\[(.+)\]"', install_cell.install_command())
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    assert requirement.name == "setfuncs" and requirement.url == f"git+{url}@{branch}"
-    assert requirement.extras <= set(extras), f"extras {requirement.extras - set(extras)} are not in pyproject.toml"
+    assert match and match.group(1) == folder and url.endswith("/" + folder)
+    assert set(match.group(2).split(",")) <= set(extras), "the install cell names extras pyproject.toml lacks"
 
 
 def test_install_cell_is_a_no_op_where_setfuncs_is_importable(tmp_path: Path) -> None:
-    """Run in a real kernel, as nbmake and the book build run it, with ``%pip`` recorded, not run."""
+    """Run in a real kernel, as nbmake and the book build run it, with ``!git`` and ``%pip`` recorded, not run."""
     source = install_cell.install_source()
     record = ("import importlib.util, json\ncalls = []\n"
-              "get_ipython().run_line_magic = lambda name, line, _stack_depth=1: calls.append([name, line])")
+              "get_ipython().run_line_magic = lambda name, line, _stack_depth=1: calls.append([name, line])\n"
+              "get_ipython().system = lambda line: calls.append(['!', line])")
     hide = ("real_find_spec = importlib.util.find_spec\n"
             "importlib.util.find_spec = lambda name, package=None: "
             "None if name == 'setfuncs' else real_find_spec(name, package)")
@@ -96,8 +98,9 @@ def test_install_cell_is_a_no_op_where_setfuncs_is_importable(tmp_path: Path) ->
     printed = [json.loads(cell.outputs[0]["text"]) for cell in notebook.cells[2::3]]
     assert notebook.cells[1].outputs == [], "the install cell printed something where setfuncs is installed"
     assert printed[0] == [], "the install cell ran %pip although setfuncs is importable"
-    assert printed[1] == [["pip", install_cell.install_command().removeprefix("%pip ")]], (
-        "without setfuncs, the install cell should run its %pip line once")
+    assert printed[1] == [["!", install_cell.clone_command().removeprefix("!")],
+                          ["pip", install_cell.install_command().removeprefix("%pip ")]], (
+        "without setfuncs, the install cell should clone the repository once, then run its %pip line once")
 
 
 def test_readme_launch_and_run_instructions_follow_the_config() -> None:
