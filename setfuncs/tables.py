@@ -1,7 +1,7 @@
 """Tables for the book and the command lines: rows of plain dicts rendered as HTML or fixed-width text (no pandas).
 
->>> html_table([{"name": "max", "mse": 0.0123}], [("name", "aggregation", "{}"), ("mse", "MSE", "{:.3f}")])[:7]
-'<table>'
+>>> html_table([{"name": "max", "mse": 0.0123}], [("name", "aggregation", "{}"), ("mse", "MSE", "{:.3f}")])[:35]
+'<div class="setfuncs-table"><table>'
 """
 
 from __future__ import annotations
@@ -11,13 +11,18 @@ from typing import Mapping, Sequence
 
 __all__ = ["html_table", "text_table"]
 
+#: The class of the ``<div>`` around every HTML table: the book's stylesheet (``css/book.css``)
+#: condenses such tables, lets wide ones use the page's margin and scrolls the rest with a cue.
+TABLE_CLASS = "setfuncs-table"
+
 #: A column: (key in the row dicts, header text, format string for the value).
 Column = tuple[str, str, str]
 
 
 def html_table(rows: Sequence[Mapping], columns: Sequence[Column], caption: str | None = None,
                missing: str = "–") -> str:
-    """An HTML ``<table>`` with one ``<tr>`` per row and one ``<td>`` per column.
+    """An HTML ``<table>`` with one ``<tr>`` per row and one ``<td>`` per column, in a
+    ``<div class="setfuncs-table">`` that the book's stylesheet lays out.
 
     Values are formatted with the column's format string (``"{:.3f}"``) and escaped; a value that
     is None or a key that a row lacks shows ``missing``. Numbers are right-aligned.
@@ -39,7 +44,8 @@ def html_table(rows: Sequence[Mapping], columns: Sequence[Column], caption: str 
             cells.append(f"<td{align}>{escape(text)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     title = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return f"<table>{title}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return (f'<div class="{TABLE_CLASS}"><table>{title}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
 def text_table(rows: Sequence[Mapping], columns: Sequence[Column]) -> str:

@@ -8,28 +8,78 @@ Python, as a small PNG, and put the frames into an :class:`ipywidgets.Stack` of
 the slider switches frames in JupyterLab and in the static HTML page alike (the executed
 notebook stores the widget state, and the book serves the widget JavaScript itself).
 
+Given a :class:`LiveRange`, :func:`slider_figure` also lets a running kernel draw any value of a
+range, not only the precomputed ones. Whether a kernel is attached is learned from the browser:
+a :func:`ipywidgets.jsdlink` copies the slider's position into a probe whose Python value starts
+out different, so the browser's first copy reaches Python, and fires the probe's observer, only
+when a frontend is connected to the kernel. That observer swaps the slider and the frames for a
+continuous slider and one image that Python redraws. A build (nbclient, nbmake) has a kernel but
+no browser, so the saved widget state, and with it the static book, keeps the frames.
+
 >>> import matplotlib.pyplot as plt
 >>> def draw(a: float) -> plt.Figure:
 ...     fig, ax = plt.subplots()
 ...     ax.plot([0, 1], [0, a])
 ...     return fig
 >>> box = slider_figure(draw, [0.5, 1.0, 2.0], label="slope")
+>>> box = slider_figure(draw, [0.5, 1.0, 2.0], label="slope", live=LiveRange(0.1, 10, log=True))
 """
 
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-__all__ = ["figure_png", "slider_figure", "slider_grid"]
+__all__ = ["LiveRange", "figure_png", "slider_figure", "slider_grid"]
 
 #: Resolution of the precomputed frames: small, so pages with many frames stay light.
 DEFAULT_DPI = 80
+#: Width of every slider: the full width on a phone, at most 32rem elsewhere.
+SLIDER_WIDTH = "min(100%, 32rem)"
+
+
+@dataclass(frozen=True)
+class LiveRange:
+    """The range a slider covers when a kernel is running, where each value is drawn on demand.
+
+    Attributes:
+        low: The smallest value.
+        high: The largest value.
+        log: Whether the slider moves on a logarithmic scale (then ``low`` must be positive).
+        steps: How many steps the slider has from ``low`` to ``high``.
+    """
+
+    low: float
+    high: float
+    log: bool = False
+    steps: int = 300
+
+    def __post_init__(self) -> None:
+        if not self.low < self.high:
+            raise ValueError(f"LiveRange needs low < high, got {self.low} and {self.high}")
+        if self.log and self.low <= 0:
+            raise ValueError(f"a logarithmic LiveRange needs low > 0, got {self.low}")
+        if self.steps < 1:
+            raise ValueError(f"LiveRange needs at least one step, got {self.steps}")
+
+    def slider(self, label: str, value: float) -> widgets.FloatSlider | widgets.FloatLogSlider:
+        """A slider over this range that starts at ``value``."""
+        common = dict(value=value, description=label, readout_format=".3g",
+                      continuous_update=True, style={"description_width": "initial"},
+                      layout=widgets.Layout(width=SLIDER_WIDTH))
+        if self.log:  # FloatLogSlider's min, max and step are base-10 exponents
+            low, high = math.log10(self.low), math.log10(self.high)
+            return widgets.FloatLogSlider(min=low, max=high, step=(high - low) / self.steps,
+                                          **common)
+        return widgets.FloatSlider(min=self.low, max=self.high,
+                                   step=(self.high - self.low) / self.steps, **common)
 
 
 def figure_png(fig: Figure, dpi: int = DEFAULT_DPI) -> bytes:
@@ -54,7 +104,7 @@ def _slider(label: str, values: Sequence[Any], fmt: Callable[[Any], str]) -> wid
     return widgets.SelectionSlider(options=options, index=0, description=label,
                                    continuous_update=True,
                                    style={"description_width": "initial"},
-                                   layout=widgets.Layout(width="min(100%, 32rem)"))
+                                   layout=widgets.Layout(width=SLIDER_WIDTH))
 
 
 def _stack(draw: Callable[..., Figure], axes: list[tuple[Sequence[Any], widgets.SelectionSlider]],
@@ -98,7 +148,8 @@ def slider_grid(draw: Callable[..., Figure], axes: Mapping[str, Sequence[Any]],
 
 
 def slider_figure(draw: Callable[[Any], Figure], values: Sequence[Any], label: str = "",
-                  fmt: Callable[[Any], str] = str, dpi: int = DEFAULT_DPI) -> widgets.VBox:
+                  fmt: Callable[[Any], str] = str, dpi: int = DEFAULT_DPI,
+                  live: LiveRange | None = None) -> widgets.VBox:
     """One slider over precomputed figures, ``draw(value)`` for each of ``values``.
 
     Args:
@@ -107,8 +158,45 @@ def slider_figure(draw: Callable[[Any], Figure], values: Sequence[Any], label: s
         label: Text shown left of the slider.
         fmt: Turns a value into the text the slider shows.
         dpi: Resolution of the frames.
+        live: If given, a kernel with a browser attached replaces the slider by one over this
+            range and draws each value the reader picks; the static page keeps the frames.
 
     Returns:
         A box holding the slider and a :class:`ipywidgets.Stack` with one image per value.
+
+    Raises:
+        ValueError: If ``values`` is empty, or a value lies outside ``live``.
     """
-    return slider_grid(draw, {label: values}, fmt=fmt, dpi=dpi)
+    if live is not None and not all(live.low <= value <= live.high for value in values):
+        raise ValueError(f"every value must lie in [{live.low}, {live.high}], got {list(values)}")
+    box = slider_grid(draw, {label: values}, fmt=fmt, dpi=dpi)
+    if live is not None:
+        _go_live_in_a_kernel(box, draw, values, label, dpi, live)
+    return box
+
+
+def _go_live_in_a_kernel(box: widgets.VBox, draw: Callable[[Any], Figure], values: Sequence[Any],
+                         label: str, dpi: int, live: LiveRange) -> None:
+    """Swap ``box``'s slider and frames for ``live``'s slider and a redrawn image, in a kernel only.
+
+    The probe starts at -1 in Python; the browser's jsdlink sets it to the slider's index (0 or
+    more) as soon as the browser creates the link, and that change reaches Python only when a
+    frontend is attached to this kernel.
+    """
+    slider, stack = box.children
+    probe = widgets.IntText(value=-1)
+    widgets.jsdlink((slider, "index"), (probe, "value"))
+
+    def swap(change: dict[str, Any]) -> None:
+        probe.unobserve(swap, names="value")
+        position = slider.index
+        image = widgets.Image(value=stack.children[position].value, format="png")
+
+        def redraw(moved: dict[str, Any]) -> None:
+            image.value = figure_png(draw(moved["new"]), dpi=dpi)
+
+        continuous = live.slider(label, values[position])
+        continuous.observe(redraw, names="value")
+        box.children = (continuous, image)
+
+    probe.observe(swap, names="value")

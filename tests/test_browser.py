@@ -1,14 +1,19 @@
-"""The built book in a real browser: every page loads cleanly, offline, and sliders work.
+"""The built book in a real browser, and a chapter in a real JupyterLab.
 
-Serves ``_build/html`` on 127.0.0.1 and drives Debian's chromium with Playwright (Playwright
-never downloads a browser here). ``make test`` builds the book first and sets
-``BOOK_BROWSER_TEST_REQUIRED``, as does CI (``CI``): then a missing build is a failure. Run on its
-own without a build, the test skips.
+Serves ``_build/html`` (or the folder ``BOOK_HTML`` names) on 127.0.0.1 and drives Debian's
+chromium with Playwright (Playwright never downloads a browser here): every page loads cleanly and
+offline, sliders switch frames without a kernel, and result tables and figures fit the page on a
+desktop and on a phone. A JupyterLab from the project's environment runs a copy of the logsumexp
+chapter: no cell fails, its exercises render, and its slider draws values between the precomputed
+ones. ``make test`` builds the book first and sets ``BOOK_BROWSER_TEST_REQUIRED``, as does CI
+(``CI``): then a missing build or a missing chromium is a failure. Run on its own, a test that
+lacks either skips.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import threading
@@ -20,7 +25,11 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-HTML = Path(__file__).resolve().parents[1] / "_build" / "html"
+from jupyterlab_server import jupyterlab
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
+REQUIRED = bool(os.environ.get("CI") or os.environ.get("BOOK_BROWSER_TEST_REQUIRED"))
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -35,19 +44,33 @@ ALLOWED_ERRORS: list[tuple[re.Pattern[str], str]] = [
     # Chromium asks every site for /favicon.ico by itself; the book has no favicon.
     (re.compile(r"/favicon\.ico$"), "the browser's own favicon request"),
 ]
-#: Pages whose slider the test moves: the logsumexp figure and the step-through of Welzl's
-#: algorithm (each page has one slider).
-SLIDER_PAGES = ["book/04_logsumexp.html", "book/08_circle.html", "book/10_point_clouds.html",
-                "book/11_attention.html"]
-
-if not (HTML / "index.html").exists():
-    if os.environ.get("CI") or os.environ.get("BOOK_BROWSER_TEST_REQUIRED"):
-        pytest.fail(f"{HTML} is missing: build the book first (make book)", pytrace=False)
-    pytest.skip(f"{HTML} is missing: run `make book` first", allow_module_level=True)
+#: Pages whose slider the test moves (each page has one slider): the power means and the
+#: logsumexp figure (continuous ranges in a kernel), the step-through of Welzl's algorithm, the
+#: subsampled point cloud and the particles sampled from digits.
+SLIDER_PAGES = ["book/03_sum_isomorphism.html", "book/04_logsumexp.html", "book/08_circle.html",
+                "book/10_point_clouds.html", "book/11_attention.html"]
+#: Pages whose tables and figures must fit the page: the experiment chapters, with wide result
+#: tables, and a theory chapter with a wide slider figure.
+LAYOUT_PAGES = ["book/03_sum_isomorphism.html", "book/08_circle.html", "book/09_mixture.html",
+                "book/10_point_clouds.html", "book/11_attention.html"]
+#: Window widths for the layout: a desktop (the text column is narrower than the widest tables)
+#: and a phone.
+LAYOUT_WIDTHS = [1300, 390]
+#: Lists what a page shows of its tables and figures only in part (see the file).
+LAYOUT_CHECK = (Path(__file__).with_name("browser_layout.js")).read_text()
+#: The chapter that JupyterLab runs: a slider over a continuous range, and exercises.
+LAB_CHAPTER = ROOT / "book" / "04_logsumexp.ipynb"
 
 #: Every page of the book; template fragments that Sphinx themes leave in _static are not pages.
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
                if "_static" not in p.relative_to(HTML).parts)
+
+
+def missing(what: str) -> None:
+    """Fail where the browser tests are required, skip elsewhere."""
+    if REQUIRED:
+        pytest.fail(what, pytrace=False)
+    pytest.skip(what)
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -59,6 +82,8 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
+    if not (HTML / "index.html").exists():
+        missing(f"{HTML} is missing: build the book first (make book)")
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=HTML))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -69,7 +94,9 @@ def base_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: `make browser` (or `make test`) installs Debian's chromium"
+    if not Path(CHROMIUM).exists():
+        missing(f"{CHROMIUM} is missing: `make browser` (or `make test`) installs Debian's "
+                "chromium")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
@@ -136,4 +163,93 @@ def test_slider_switches_figures_without_a_kernel(browser: Browser, base_url: st
     assert after[0] != before[0], "the visible image did not change"
     assert after[1] != before[1], "the visible figure looks the same"
     assert not log.errors, "\n".join(log.errors)
+    assert not log.foreign, f"requests left 127.0.0.1: {log.foreign}"
+
+
+@pytest.mark.parametrize("width", LAYOUT_WIDTHS)
+@pytest.mark.parametrize("path", LAYOUT_PAGES)
+def test_tables_and_figures_fit_the_page(browser: Browser, base_url: str, path: str,
+                                         width: int) -> None:
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(base_url + path, wait_until="networkidle")
+    problems = page.evaluate(LAYOUT_CHECK)
+    page.close()
+    assert not problems, f"at {width} px:\n" + "\n".join(problems)
+
+
+#: True once the notebook is open and its kernel has started and is idle.
+NOTEBOOK_READY = """() => {
+    const panel = window.jupyterapp?.shell.currentWidget;
+    return Boolean(panel?.context?.isReady && panel.sessionContext?.isReady
+                   && panel.sessionContext.session?.kernel?.status === "idle");
+}"""
+#: JupyterLab's "Run All Cells" (the menu's Run > Run All Cells).
+RUN_ALL = "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+#: True once the kernel is idle again after every code cell has run, or after one failed (then
+#: JupyterLab runs no further cells).
+ALL_RUN = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const code = Array.from(panel.content.model.cells).filter(cell => cell.type === "code");
+    const failed = code.some(cell => cell.toJSON().outputs.some(o => o.output_type === "error"));
+    return panel.sessionContext.session.kernel.status === "idle"
+        && (failed || code.every(cell => cell.executionCount !== null));
+}"""
+#: The error outputs of the notebook's cells, as "<ename>: <evalue>".
+ERRORS = """() => Array.from(window.jupyterapp.shell.currentWidget.content.model.cells)
+    .flatMap(cell => cell.toJSON().outputs ?? [])
+    .filter(output => output.output_type === "error")
+    .map(output => `${output.ename}: ${output.evalue}`)"""
+#: jupyterlab-myst's rendering of the Markdown cells: how many exercise blocks it drew, and
+#: whether any directive's source shows as text.
+EXERCISES = """() => {
+    const rendered = Array.from(document.querySelectorAll(".jp-MarkdownCell .myst"));
+    return {exercises: document.querySelectorAll(".jp-MarkdownCell aside.myst-exercise").length,
+            raw: rendered.some(element => element.textContent.includes("{exercise}"))};
+}"""
+#: The live slider's figure: the src of the notebook's one widget image.
+IMAGE_SRC = "() => document.querySelector('.jp-Notebook .widget-image').src"
+
+
+def exercise_count(notebook: Path) -> int:
+    """How many ``{exercise}`` directives the notebook's Markdown cells hold."""
+    cells = json.loads(notebook.read_text())["cells"]
+    return sum("".join(cell["source"]).count("```{exercise}")
+               for cell in cells if cell["cell_type"] == "markdown")
+
+
+def test_chapter_runs_in_jupyterlab(browser: Browser, tmp_path: Path) -> None:
+    with jupyterlab([LAB_CHAPTER], tmp_path) as lab:
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        log = PageLog(page)
+        page.goto(lab.tree_url(LAB_CHAPTER.name))
+        page.wait_for_function(NOTEBOOK_READY, timeout=60_000)
+        page.evaluate(RUN_ALL)
+        page.wait_for_function(ALL_RUN, timeout=180_000, polling=250)
+        assert page.evaluate(ERRORS) == [], "cells failed"
+        rendered = page.evaluate(EXERCISES)
+        assert rendered == {"exercises": exercise_count(LAB_CHAPTER), "raw": False}
+
+        # With a kernel and a browser, the slider over the stack of precomputed frames has
+        # become a continuous one beside a single image, which Python draws for any value.
+        page.locator(".jp-Notebook .widget-vbox > .widget-image").wait_for(timeout=30_000)
+        readout = page.locator(".jp-Notebook .widget-readout")
+        handle = page.locator(".jp-Notebook .widget-slider .noUi-handle").first
+        handle.scroll_into_view_if_needed()
+        before = visible_frame(page)
+        handle.focus()
+        page.keyboard.press("ArrowLeft")  # from 100 down one step; the next frame is 30
+        page.wait_for_function(f"() => ({IMAGE_SRC})() !== {json.dumps(before[0])}",
+                               timeout=30_000)
+        moved = float(readout.text_content())
+        after = visible_frame(page)
+        readout.click()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.type("5")  # between the frames for 10 and 3
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"() => ({IMAGE_SRC})() !== {json.dumps(after[0])}",
+                               timeout=30_000)
+        typed = float(readout.text_content())
+        page.close()
+    assert 30 < moved < 100 and after[1] != before[1], f"the slider moved to {moved}"
+    assert abs(typed - 5) < 0.05, f"typing 5 set {typed}"  # the nearest step of the log scale
     assert not log.foreign, f"requests left 127.0.0.1: {log.foreign}"

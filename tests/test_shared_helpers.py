@@ -41,7 +41,8 @@ def test_pair_grid_evaluates_each_pair() -> None:
 def test_html_table_formats_escapes_and_marks_missing_values() -> None:
     html = html_table([{"name": "a<b", "x": 0.12345}, {"name": "c", "x": None}],
                       [("name", "name", "{}"), ("x", "value & more", "{:.2f}")], caption="cap")
-    assert html.startswith("<table><caption>cap</caption>")
+    assert html.startswith('<div class="setfuncs-table"><table><caption>cap</caption>')
+    assert html.endswith("</table></div>")
     assert "<th>value &amp; more</th>" in html and "a&lt;b" in html
     assert '<td style="text-align: right">0.12</td>' in html and "<td>–</td>" in html
     assert html.count("<tr>") == 3

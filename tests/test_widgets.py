@@ -1,12 +1,13 @@
-"""setfuncs.widgets: sliders that switch between precomputed figures in the browser."""
+"""setfuncs.widgets: sliders that switch between precomputed figures in the browser, and draw
+any value of a range once a browser is attached to a running kernel."""
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pytest
 from ipywidgets.widgets.widget import _instances
-from ipywidgets.widgets.widget_link import Link
+from ipywidgets.widgets.widget_link import DirectionalLink, Link
 
-from setfuncs.widgets import figure_png, slider_figure, slider_grid
+from setfuncs.widgets import LiveRange, figure_png, slider_figure, slider_grid
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -70,3 +71,67 @@ def test_empty_axes_are_rejected() -> None:
         slider_figure(draw_line, [])
     with pytest.raises(ValueError):
         slider_grid(draw_line, {})
+
+
+def attach_browser(slider: widgets.SelectionSlider) -> None:
+    """Do what the browser does when it creates the one-way links from ``slider``: copy the
+    source's value into the target, which a kernel with a frontend receives as a change."""
+    for link in [w for w in _instances.values() if type(w) is DirectionalLink]:
+        (source, source_trait), (target, target_trait) = link.source, link.target
+        if source is slider:
+            setattr(target, target_trait, getattr(source, source_trait))
+
+
+def frames(box: widgets.VBox) -> list[bytes]:
+    """The PNG bytes of the precomputed frames of a :func:`slider_figure` box."""
+    return [bytes(image.value) for image in box.children[1].children]
+
+
+def test_live_range_keeps_the_frames_until_a_browser_attaches() -> None:
+    values = [0.5, 1.0, 2.0]
+    static = slider_figure(draw_line, values)
+    box = slider_figure(draw_line, values, live=LiveRange(0.1, 3.0, log=True))
+    slider, stack = box.children
+    assert isinstance(slider, widgets.SelectionSlider) and isinstance(stack, widgets.Stack)
+    assert frames(box) == frames(static)
+    assert len(links_between(slider, stack)) == 1
+
+
+def test_a_browser_attached_kernel_redraws_values_between_the_frames() -> None:
+    values = [0.5, 1.0, 2.0]
+    box = slider_figure(draw_line, values, label="slope", live=LiveRange(0.1, 3.0, log=True))
+    slider, stack = box.children
+    precomputed = frames(box)
+    attach_browser(slider)
+    continuous, image = box.children
+    assert isinstance(continuous, widgets.FloatLogSlider) and continuous.description == "slope"
+    assert continuous.value == values[0] and bytes(image.value) == precomputed[0]
+    continuous.value = 0.7
+    assert bytes(image.value) == figure_png(draw_line(0.7))
+    assert bytes(image.value) not in precomputed
+    assert [bytes(frame.value) for frame in stack.children] == precomputed
+
+
+def test_a_linear_live_range_starts_at_the_selected_frame() -> None:
+    box = slider_figure(draw_line, [-2.0, 0.0, 2.0], live=LiveRange(-2.0, 2.0, steps=40))
+    slider = box.children[0]
+    slider.index = 2
+    attach_browser(slider)
+    continuous, image = box.children
+    assert isinstance(continuous, widgets.FloatSlider)
+    assert (continuous.min, continuous.max, continuous.step) == (-2.0, 2.0, 0.1)
+    assert continuous.value == 2.0
+    continuous.value = -0.3
+    assert bytes(image.value) == figure_png(draw_line(-0.3))
+
+
+@pytest.mark.parametrize("low, high, log, steps", [(1.0, 1.0, False, 10), (0.0, 1.0, True, 10),
+                                                   (0.0, 1.0, False, 0)])
+def test_bad_live_ranges_are_rejected(low: float, high: float, log: bool, steps: int) -> None:
+    with pytest.raises(ValueError):
+        LiveRange(low, high, log=log, steps=steps)
+
+
+def test_values_outside_the_live_range_are_rejected() -> None:
+    with pytest.raises(ValueError, match="must lie in"):
+        slider_figure(draw_line, [0.5, 5.0], live=LiveRange(0.1, 3.0))

@@ -1,0 +1,69 @@
+// The tables and figures of a built page that the reader cannot see in full, one line each
+// (tests/test_browser.py evaluates this function in the page).
+//
+// A table or figure must lie within the text column: not past its edges, not clipped by a
+// scrolling box. The one exception is a result table in <div class="setfuncs-table"> (see
+// css/book.css): that wrapper may reach into the page's margin, where it must lie within the
+// window and not be covered by anything (the margin holds the page's contents), and it may
+// scroll a table wider than itself, if it shows the scroll cue (its shadow gradients).
+() => {
+  const article = document.querySelector("article.bd-article");
+  const style = getComputedStyle(article);
+  const column = {
+    left: article.getBoundingClientRect().left + parseFloat(style.paddingLeft),
+    right: article.getBoundingClientRect().right - parseFloat(style.paddingRight),
+  };
+  const window_ = { left: 0, right: document.documentElement.clientWidth };
+  const problems = [];
+  const describe = (element) => {
+    const header = () => Array.from(element.rows[0]?.cells ?? [], (cell) => cell.textContent);
+    const label = element.tagName !== "TABLE" ? element.getAttribute("alt") ?? ""
+      : element.caption?.textContent ?? header().join(" | ");
+    const section = element.closest("section[id]")?.id ?? "";
+    return `${element.tagName.toLowerCase()} "${label.trim().slice(0, 60)}" in section #${section}`;
+  };
+  const within = (box, bounds) => box.left >= bounds.left - 1 && box.right <= bounds.right + 1;
+  const clipper = (element) => {
+    for (let e = element.parentElement; e && e !== article; e = e.parentElement) {
+      if (getComputedStyle(e).overflowX !== "visible") return e;
+    }
+    return null;
+  };
+  const uncovered = (element) => {
+    element.scrollIntoView({ block: "center", behavior: "instant" });
+    const box = element.getBoundingClientRect();
+    const y = (Math.max(box.top, 0) + Math.min(box.bottom, window.innerHeight)) / 2;
+    return [box.left + 2, (box.left + box.right) / 2, box.right - 2].every((x) => {
+      const hit = document.elementFromPoint(x, y);
+      return hit !== null && element.contains(hit);
+    });
+  };
+  for (const element of article.querySelectorAll("table, img, figure")) {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue; // a frame of a slider that is not shown
+    const wrapper = element.tagName === "TABLE" ? element.closest(".setfuncs-table") : null;
+    if (wrapper === null) {
+      if (!within(box, column)) problems.push(`${describe(element)} leaves the column`);
+      const clip = clipper(element);
+      if (clip && !within(box, clip.getBoundingClientRect())) {
+        problems.push(`${describe(element)} is clipped by a scrolling ${clip.className}`);
+      }
+      continue;
+    }
+    const wrapperBox = wrapper.getBoundingClientRect();
+    const wrapperStyle = getComputedStyle(wrapper);
+    if (!within(box, wrapperBox)) {
+      const scrolls = ["auto", "scroll"].includes(wrapperStyle.overflowX);
+      if (!scrolls || !wrapperStyle.backgroundImage.includes("gradient")) {
+        problems.push(`${describe(element)} is cut off without a scroll cue`);
+      }
+    }
+    if (!within(wrapperBox, window_)) problems.push(`${describe(element)} leaves the window`);
+    const clip = clipper(wrapper);
+    if (clip && !within(wrapperBox, clip.getBoundingClientRect())) {
+      problems.push(`${describe(element)} is clipped by a scrolling ${clip.className}`);
+    }
+    if (!uncovered(wrapper)) problems.push(`${describe(element)} is partly covered`);
+  }
+  return problems;
+}
