@@ -1,7 +1,8 @@
 # The commands of the README:  `make lab`,  `make book`  and  `make test`.
 # `make lab` needs only the virtual environment in .venv (requirements.txt and this package);
 # `make book` adds the book's JavaScript from package-lock.json (npm ci); `make test` adds Debian's
-# chromium for the browser test, the only step that needs root (apt-get).
+# chromium for the browser test and XeLaTeX for the PDF (`make pdf`), the steps that need root
+# (apt-get).
 SHELL := /bin/bash
 # The Python that creates .venv: 3.11 or newer (numpy 2.4, scipy, matplotlib, scikit-learn,
 # ipykernel and hypothesis in requirements.txt need it). `make PYTHON=python3.12 lab` picks another.
@@ -30,7 +31,7 @@ WIDGET_FONTS := $(STATIC)/ipywidgets/@jupyter-widgets/html-manager/dist
 LAB_IP ?= 127.0.0.1
 LAB_FLAGS ?=
 
-.PHONY: setup lab test book unit notebooks browser bench clean
+.PHONY: setup lab test book unit notebooks browser bench clean pdf
 
 setup: .venv/.stamp $(STATIC)/.stamp
 
@@ -76,15 +77,30 @@ $(STATIC)/.stamp: node_modules/.stamp js/widgets-setup.js
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
 
+# Debian's XeLaTeX with the LaTeX packages Sphinx and sphinx-jupyterbook-latex load (bbm.sty,
+# which the latter's document class loads, only comes with texlive-fonts-extra, as does the
+# STIX Two maths font), latexmk, xindy for the index, and FreeFont, Sphinx's XeLaTeX fonts (Greek,
+# arrows, ≤, ∞ and the like). All are installed at once where any of these files is missing.
+TEX := /usr/bin/xelatex /usr/share/texlive/texmf-dist/tex/latex/bbm-macros/bbm.sty \
+       /usr/bin/latexmk /usr/bin/xindy /usr/share/fonts/opentype/freefont/FreeSerif.otf
+$(TEX) &:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends texlive-xetex \
+	  texlive-latex-extra texlive-fonts-recommended texlive-fonts-extra latexmk xindy \
+	  fonts-freefont-otf
+
 # Each chapter runs once: nbmake executes copies of the notebooks (the committed ones stay
 # clean), the executed copies seed the book's jupyter-cache, and the build reuses them.
 test: setup unit notebooks
 	$(PY) scripts/seed_book_cache.py _build/.jupyter_cache book $(EXECUTED)/*.ipynb
 	$(JB) build . --all -W -n --keep-going
 	$(MAKE) browser
+	$(MAKE) pdf
+	BOOK_PDF_TEST_REQUIRED=1 $(PY) -m pytest tests/test_pdf.py
 
+# The browser and PDF tests run in `make test` once their book is built, not on an older build.
 unit: setup
-	$(PY) -m pytest -n 2 tests --ignore=tests/test_browser.py
+	$(PY) -m pytest -n 2 tests --ignore=tests/test_browser.py --ignore=tests/test_pdf.py
 
 notebooks: setup
 	rm -rf $(EXECUTED)
@@ -99,6 +115,14 @@ browser: setup /usr/bin/chromium
 # labels of a page's previous version in a reused environment and then reports them as duplicates.
 book: setup
 	$(JB) build . --all -W -n --keep-going
+
+# The whole book as one PDF, _build/latex/deep-sets-book.pdf (README, "Build and test"). It reads
+# the executed chapters from _build/.jupyter_cache, as `make book` does; scripts/pdf_book.py adds
+# the extension that prints sliders as still frames and result tables as tables.
+pdf: setup $(TEX)
+	$(PY) scripts/pdf_book.py _build/pdf_config.yml
+	LATEXOPTS="-interaction=nonstopmode -halt-on-error" \
+	  $(JB) build . --builder pdflatex --config _build/pdf_config.yml --all -W -n --keep-going
 
 bench: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt

@@ -16,6 +16,10 @@ when a frontend is connected to the kernel. That observer swaps the slider and t
 continuous slider and one image that Python redraws. A build (nbclient, nbmake) has a kernel but
 no browser, so the saved widget state, and with it the static book, keeps the frames.
 
+Where no widget can show, in the PDF book, the box displays as a still frame instead: the figure
+at the values the sliders start at, with a caption that says which values those are
+(:class:`SliderBox`).
+
 >>> import matplotlib.pyplot as plt
 >>> def draw(a: float) -> plt.Figure:
 ...     fig, ax = plt.subplots()
@@ -27,6 +31,7 @@ no browser, so the saved widget state, and with it the static book, keeps the fr
 
 from __future__ import annotations
 
+import base64
 import io
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -37,10 +42,12 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-__all__ = ["LiveRange", "figure_png", "slider_figure", "slider_grid"]
+__all__ = ["LiveRange", "SliderBox", "figure_png", "slider_figure", "slider_grid"]
 
 #: Resolution of the precomputed frames: small, so pages with many frames stay light.
 DEFAULT_DPI = 80
+#: Resolution of the one still frame each box carries for print (the PDF book).
+STILL_DPI = 150
 #: Width of every slider: the full width on a phone, at most 32rem elsewhere.
 SLIDER_WIDTH = "min(100%, 32rem)"
 
@@ -98,6 +105,43 @@ def figure_png(fig: Figure, dpi: int = DEFAULT_DPI) -> bytes:
     return buffer.getvalue()
 
 
+class SliderBox(widgets.VBox):
+    """The box of sliders and frames that :func:`slider_grid` and :func:`slider_figure` return.
+
+    A :class:`ipywidgets.VBox` whose display also carries a still frame: next to the widget
+    view, a PNG of the figure at the values the sliders start at and, as its plain text, a
+    caption that says which values those are. JupyterLab and the HTML book show the widget;
+    the PDF book prints the PNG (myst-nb prefers ``image/png`` for LaTeX) with the caption under
+    it (``scripts/pdf_book.py``), and a frontend without widgets shows the PNG.
+
+    Attributes:
+        still_png: The still frame's PNG bytes.
+        still_caption: What the still frame shows.
+    """
+
+    def __init__(self, children: Sequence[widgets.Widget], still_png: bytes,
+                 still_caption: str) -> None:
+        super().__init__(children)
+        self.still_png = still_png
+        self.still_caption = still_caption
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The widget view, the still frame (``image/png``) and its caption (``text/plain``)."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle["image/png"] = base64.b64encode(self.still_png).decode("ascii")
+        bundle["text/plain"] = self.still_caption
+        return bundle
+
+
+def _still_caption(axes: Mapping[str, Sequence[Any]], fmt: Callable[[Any], str]) -> str:
+    """The caption of the still frame: the first value of every axis, by its slider's label."""
+    shown = ", ".join(f"{label} = {fmt(values[0])}" if label else fmt(values[0])
+                      for label, values in axes.items())
+    others = ("the slider in the online book shows" if len(axes) == 1
+              else "the sliders in the online book show")
+    return f"Still frame at {shown} ({others} the others)."
+
+
 def _slider(label: str, values: Sequence[Any], fmt: Callable[[Any], str]) -> widgets.SelectionSlider:
     """A slider over ``values`` whose synced ``index`` is the position of the selected value."""
     options = [(fmt(value), position) for position, value in enumerate(values)]
@@ -124,7 +168,7 @@ def _stack(draw: Callable[..., Figure], axes: list[tuple[Sequence[Any], widgets.
 
 
 def slider_grid(draw: Callable[..., Figure], axes: Mapping[str, Sequence[Any]],
-                fmt: Callable[[Any], str] = str, dpi: int = DEFAULT_DPI) -> widgets.VBox:
+                fmt: Callable[[Any], str] = str, dpi: int = DEFAULT_DPI) -> SliderBox:
     """Sliders over a grid of precomputed figures, one slider per axis.
 
     ``draw`` is called once per combination of values (the product of all axes, so keep the
@@ -138,18 +182,20 @@ def slider_grid(draw: Callable[..., Figure], axes: Mapping[str, Sequence[Any]],
         dpi: Resolution of the frames.
 
     Returns:
-        A box holding the sliders (top) and the nested stacks of images (bottom).
+        A box holding the sliders (top) and the nested stacks of images (bottom); for print it
+        carries the figure at every axis's first value, drawn once more at ``STILL_DPI``.
     """
     if not axes or any(len(values) == 0 for values in axes.values()):
         raise ValueError("slider_grid needs at least one axis, and every axis at least one value")
     linked = [(values, _slider(label, values, fmt)) for label, values in axes.items()]
     frames = _stack(draw, linked, (), dpi)
-    return widgets.VBox([*(slider for _, slider in linked), frames])
+    still = figure_png(draw(*(values[0] for values in axes.values())), dpi=STILL_DPI)
+    return SliderBox([*(slider for _, slider in linked), frames], still, _still_caption(axes, fmt))
 
 
 def slider_figure(draw: Callable[[Any], Figure], values: Sequence[Any], label: str = "",
                   fmt: Callable[[Any], str] = str, dpi: int = DEFAULT_DPI,
-                  live: LiveRange | None = None) -> widgets.VBox:
+                  live: LiveRange | None = None) -> SliderBox:
     """One slider over precomputed figures, ``draw(value)`` for each of ``values``.
 
     Args:
@@ -162,7 +208,8 @@ def slider_figure(draw: Callable[[Any], Figure], values: Sequence[Any], label: s
             range and draws each value the reader picks; the static page keeps the frames.
 
     Returns:
-        A box holding the slider and a :class:`ipywidgets.Stack` with one image per value.
+        A box holding the slider and a :class:`ipywidgets.Stack` with one image per value; for
+        print it carries the figure at the first value (:class:`SliderBox`).
 
     Raises:
         ValueError: If ``values`` is empty, or a value lies outside ``live``.

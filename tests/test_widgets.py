@@ -1,13 +1,16 @@
 """setfuncs.widgets: sliders that switch between precomputed figures in the browser, and draw
 any value of a range once a browser is attached to a running kernel."""
 
+import base64
+
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pytest
+from IPython.core.formatters import DisplayFormatter
 from ipywidgets.widgets.widget import _instances
 from ipywidgets.widgets.widget_link import DirectionalLink, Link
 
-from setfuncs.widgets import LiveRange, figure_png, slider_figure, slider_grid
+from setfuncs.widgets import STILL_DPI, LiveRange, figure_png, slider_figure, slider_grid
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -135,3 +138,45 @@ def test_bad_live_ranges_are_rejected(low: float, high: float, log: bool, steps:
 def test_values_outside_the_live_range_are_rejected() -> None:
     with pytest.raises(ValueError, match="must lie in"):
         slider_figure(draw_line, [0.5, 5.0], live=LiveRange(0.1, 3.0))
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def displayed(box: widgets.Widget) -> dict:
+    """The MIME bundle IPython displays for ``box``."""
+    data, _ = DisplayFormatter().format(box)
+    return data
+
+
+def test_a_slider_displays_with_a_still_frame_of_its_first_value() -> None:
+    box = slider_figure(draw_line, [-2.0, 0.0, 2.0], label="slope", fmt=lambda v: f"{v:+.0f}")
+    data = displayed(box)
+    assert data[WIDGET_VIEW]["model_id"] == box.model_id
+    still = base64.b64decode(data["image/png"])
+    assert still == figure_png(draw_line(-2.0), dpi=STILL_DPI)
+    assert still not in frames(box)  # drawn again, sharper than the frames
+    assert data["text/plain"] == ("Still frame at slope = -2 "
+                                  "(the slider in the online book shows the others).")
+
+
+def test_a_grid_still_frame_shows_the_first_value_of_every_axis() -> None:
+    box = slider_grid(draw_line, {"a": [-1.0, 1.0], "b": [-2.0, 0.0, 2.0]})
+    data = displayed(box)
+    assert base64.b64decode(data["image/png"]) == figure_png(draw_line(-1.0, -2.0), dpi=STILL_DPI)
+    assert data["text/plain"] == ("Still frame at a = -1.0, b = -2.0 "
+                                  "(the sliders in the online book show the others).")
+
+
+def test_an_unlabelled_slider_names_only_the_value() -> None:
+    assert displayed(slider_figure(draw_line, [0.5, 1.0]))["text/plain"].startswith(
+        "Still frame at 0.5 (")
+
+
+def test_a_live_slider_keeps_its_still_frame_in_a_kernel() -> None:
+    box = slider_figure(draw_line, [0.5, 1.0, 2.0], live=LiveRange(0.1, 3.0))
+    before = displayed(box)
+    attach_browser(box.children[0])
+    assert isinstance(box.children[0], widgets.FloatSlider)
+    after = displayed(box)
+    assert after["image/png"] == before["image/png"] and after[WIDGET_VIEW] == before[WIDGET_VIEW]

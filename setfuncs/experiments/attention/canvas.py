@@ -2,7 +2,7 @@ r"""Multi-digit canvases: Attend-Infer-Repeat's multi-MNIST setting, scaled down
 
 A canvas is an ``H x W`` grey-scale image (default :data:`CANVAS_SIZE` = 32) holding zero, one or
 two digits with equal probability (:data:`MAX_DIGITS` = 2). Every digit is a square of side
-:math:`s \sim \mathcal{U}\{s_\min, \dots, s_\max\}` pixels (default :data:`DIGIT_SIZES` = 10 to
+:math:`s \sim \mathcal{U}\{s_{\min}, \dots, s_{\max}\}` pixels (default :data:`DIGIT_SIZES` = 10 to
 14) placed with its top-left corner uniformly at random so that it lies fully inside the canvas;
 overlapping digits are combined by the pixel-wise maximum, so intensities stay in :math:`[0, 1]`.
 

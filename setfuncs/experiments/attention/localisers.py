@@ -53,7 +53,7 @@ Both share the heads
 
 .. math::
     \ell_i = w_\text{pres}^\top h_i + b, \quad
-    \mu_i = \big(s_\min + (s_\max - s_\min)\,\sigma(\cdot),\ \tanh(\cdot),\ \tanh(\cdot)\big), \quad
+    \mu_i = \big(s_{\min} + (s_{\max} - s_{\min})\,\sigma(\cdot),\ \tanh(\cdot),\ \tanh(\cdot)\big), \quad
     \sigma_i = \operatorname{softplus}(\cdot) + 10^{-3},
 
 all linear in :math:`h_i`.

@@ -1,0 +1,100 @@
+"""The PDF book that ``make pdf`` builds: every chapter and page of ``_toc.yml`` is in it, sliders
+print as still frames with their captions, and result tables as tables.
+
+The tests read ``_build/latex/deep-sets-book.pdf`` (``BOOK_PDF=<file>`` points them at another)
+and skip when there is none; with ``BOOK_PDF_TEST_REQUIRED=1`` a missing PDF fails instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pypdf
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+PDF = Path(os.environ.get("BOOK_PDF", ROOT / "_build" / "latex" / "deep-sets-book.pdf"))
+REQUIRED = os.environ.get("BOOK_PDF_TEST_REQUIRED") == "1"
+#: The text a slider or an HTML table would print as without scripts/pdf_book.py.
+STAND_INS = ("VBox(children=", "<IPython.core.display.HTML object>")
+
+
+def toc_sources() -> list[Path]:
+    """The root page, then every chapter and page of ``_toc.yml``, as source files."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    names = [toc["root"]] + [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    return [next(path for path in (ROOT / f"{name}.ipynb", ROOT / f"{name}.md") if path.exists())
+            for name in names]
+
+
+def markdown_of(path: Path) -> str:
+    """A page's Markdown: a notebook's Markdown cells, or the Markdown file."""
+    if path.suffix != ".ipynb":
+        return path.read_text(encoding="utf-8")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+
+
+def title_of(path: Path) -> str:
+    """A page's first level-1 heading, without Markdown's code marks."""
+    heading = re.search(r"^# (.+)$", markdown_of(path), flags=re.MULTILINE)
+    assert heading, f"{path} has no level-1 heading"
+    return heading.group(1).replace("`", "").strip()
+
+
+def slider_calls(path: Path) -> int:
+    """How many sliders a notebook's code cells draw."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
+    return len(re.findall(r"^[^#\n]*\bslider_(?:figure|grid)\(", code, flags=re.MULTILINE))
+
+
+@pytest.fixture(scope="module")
+def pdf() -> pypdf.PdfReader:
+    if not PDF.is_file():
+        message = f"no PDF book at {PDF}: run `make pdf`"
+        if REQUIRED:
+            pytest.fail(f"{message} (BOOK_PDF_TEST_REQUIRED=1)")
+        pytest.skip(message)
+    return pypdf.PdfReader(PDF)
+
+
+def squeezed(text: str) -> str:
+    """``text`` without whitespace: the PDF's text comes out with some spaces between words lost."""
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.fixture(scope="module")
+def text(pdf: pypdf.PdfReader) -> str:
+    """The PDF's text, :func:`squeezed`."""
+    return squeezed("".join(page.extract_text() for page in pdf.pages))
+
+
+def outline_titles(outline: list) -> list[str]:
+    """The titles of the PDF's bookmarks, at every depth."""
+    return [title for item in outline
+            for title in (outline_titles(item) if isinstance(item, list) else [item.title])]
+
+
+def test_every_chapter_and_page_is_in_the_pdf(pdf: pypdf.PdfReader, text: str) -> None:
+    root, *pages = toc_sources()
+    assert squeezed(title_of(root)) in text[:200], "the title page lacks the root page's title"
+    bookmarks = {" ".join(title.split()) for title in outline_titles(pdf.outline)}
+    missing = [f"{path.name}: {title}" for path in pages
+               if (title := title_of(path)) not in bookmarks]
+    assert not missing, f"chapters missing from the PDF's table of contents: {missing}"
+
+
+def test_sliders_print_as_still_frames_with_captions(text: str) -> None:
+    sliders = sum(slider_calls(path) for path in toc_sources() if path.suffix == ".ipynb")
+    assert sliders > 0
+    assert text.count("Stillframeat") == sliders
+    assert text.count("intheonlinebookshow") == sliders
+
+
+def test_no_output_prints_as_its_python_stand_in(text: str) -> None:
+    assert not [stand_in for stand_in in STAND_INS if squeezed(stand_in) in text]
