@@ -172,7 +172,36 @@ class LogSumExp(Aggregation):
     """
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
-        return torch.logsumexp(zero_padding(x, mask, -math.inf), dim=1)
+        return _LogSumExp.apply(x, None if mask is None else mask.unsqueeze(-1))
+
+
+class _LogSumExp(torch.autograd.Function):
+    r"""Logsumexp over the particles of ``x: [B, N, D]``, padding (``keep`` False) at :math:`-\infty`,
+    with a lean backward pass.
+
+    The gradient is :math:`\partial \operatorname{L\Sigma E}/\partial x_i = e^{x_i - \operatorname{L\Sigma E}(X)}`,
+    zero on padding. Autograd's own backward of ``logsumexp(x.masked_fill(...))`` makes three
+    temporaries of ``x``'s size and a fourth pass for the fill; this one makes one and works in place
+    on it, which puts the masked reduction at the cost of the dense one
+    (``benchmarks/aggregations.py``). Under ``create_graph`` it stays out of place, so second
+    derivatives are exact.
+    """
+
+    @staticmethod
+    def forward(ctx, x: Tensor, keep: Tensor | None) -> Tensor:
+        out = torch.logsumexp(x if keep is None else x.masked_fill(~keep, -math.inf), dim=1)
+        ctx.save_for_backward(x, out)
+        ctx.keep = keep
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor, None]:
+        x, out = ctx.saved_tensors
+        filled = x if ctx.keep is None else x.masked_fill(~ctx.keep, -math.inf)
+        if torch.is_grad_enabled():  # a second derivative is wanted: differentiable, out of place
+            return torch.exp(filled - out.unsqueeze(1)) * grad.unsqueeze(1), None
+        shifted = filled - out.unsqueeze(1) if ctx.keep is None else filled.sub_(out.unsqueeze(1))
+        return shifted.exp_().mul_(grad.unsqueeze(1)), None
 
 
 class LogMeanExp(Aggregation):

@@ -58,3 +58,14 @@ def test_ties_pass_a_subgradient(agg) -> None:
     agg(x).sum().backward()
     torch.testing.assert_close(x.grad.sum(dim=1), torch.ones(1, 2))
     assert set(x.grad[0, :, 0].tolist()) == {0.0, 1.0} and x.grad[0, 1:3, 0].sum() == 1.0
+
+
+@pytest.mark.parametrize("spec", ["lse", "lme"])
+def test_logsumexp_has_exact_second_derivatives(spec: str) -> None:
+    """The lean backward pass of logsumexp stays differentiable under create_graph (masked and dense)."""
+    torch.manual_seed(0)
+    x = torch.randn(2, 4, 3, dtype=torch.float64, requires_grad=True)
+    mask = torch.tensor([[True, True, False, True], [True, False, False, False]])
+    aggregation = sf.aggregation(spec)
+    assert torch.autograd.gradgradcheck(lambda t: aggregation(t, mask), (x,))
+    assert torch.autograd.gradgradcheck(lambda t: aggregation(t), (x,))
