@@ -47,7 +47,7 @@ from .plain import Aggregation, LogMeanExp, LogSumExp, Max, Mean, Median, Min, S
 from .population import particle_counts
 
 __all__ = ["REDUCES", "NORMALIZES", "WEIGHTINGS", "LOG_WEIGHTED", "default_normalize", "normalize", "log_normalize",
-           "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
+           "lstm_cell", "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
 
 #: Plain aggregations a learnable aggregation can wrap as its ``reduce``.
 REDUCES: dict[str, type[Aggregation]] = {
@@ -86,6 +86,23 @@ def log_normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
     if kind == "sigmoid":
         return zero_padding(nn.functional.logsigmoid(logits).unsqueeze(-1), mask, -math.inf).squeeze(-1)
     raise ValueError(f"weighting='log' needs positive weights: normalize softmax, softmax-n or sigmoid, not {kind!r}")
+
+
+def lstm_cell(x: Tensor, state: tuple[Tensor, Tensor], weight_ih: Tensor, weight_hh: Tensor, bias_ih: Tensor,
+              bias_hh: Tensor) -> tuple[Tensor, Tensor]:
+    r"""One LSTM step from matrix products, the equations of :class:`torch.nn.LSTMCell`:
+
+    .. math::
+        (i, f, g, o) &= x W_{ih}^\top + b_{ih} + h W_{hh}^\top + b_{hh} \quad\text{(four blocks of } D\text{)}\\
+        c' &= \sigma(f) \odot c + \sigma(i) \odot \tanh(g), \qquad h' = \sigma(o) \odot \tanh(c').
+
+    PyTorch's fused LSTM kernels have no ``torch.vmap`` rule (a vmapped ``nn.LSTM`` falls back to a
+    loop over the ensemble), these few products batch like any other op. Returns ``(h', c')``.
+    """
+    h, c = state
+    i, f, g, o = (x @ weight_ih.T + bias_ih + h @ weight_hh.T + bias_hh).chunk(4, dim=-1)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c), c
 
 
 class _AttentionRead(Aggregation):
@@ -173,6 +190,7 @@ class RecurrentAggregation(_AttentionRead):
             raise ValueError(f"readout must be 'backward' or 'last', got {readout!r}")
         self.steps, self.readout = steps, readout
         self.query0 = nn.Parameter(torch.randn(features) / math.sqrt(features))
+        # nn.LSTMCell / nn.LSTM hold the weights (and draw them as PyTorch does); lstm_cell computes
         self.query = nn.LSTMCell(features, features)
         self.backward_rnn = nn.LSTM(features, features, batch_first=True) if readout == "backward" else None
 
@@ -182,17 +200,21 @@ class RecurrentAggregation(_AttentionRead):
         q = self.query0.expand(x.shape[0], -1)
         cell = torch.zeros_like(q)
         results, weights = [], []
+        cell_weights = (self.query.weight_ih, self.query.weight_hh, self.query.bias_ih, self.query.bias_hh)
         for t in range(self.steps):
             if t > 0:
-                q, cell = self.query(results[-1], (q, cell))
+                q, cell = lstm_cell(results[-1], (q, cell), *cell_weights)
             a, w = self.read(m, mask, q)
             results.append(a)
             weights.append(w)
         if self.backward_rnn is None:
             out = results[-1]
-        else:
-            _, (h, _) = self.backward_rnn(torch.stack(results[::-1], dim=1))
-            out = h[-1]
+        else:  # the LSTM g over a_T, ..., a_1, from zero state; its last hidden state is the output
+            rnn = self.backward_rnn
+            state = (torch.zeros_like(q), torch.zeros_like(q))
+            for a in reversed(results):
+                state = lstm_cell(a, state, rnn.weight_ih_l0, rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0)
+            out = state[0]
         return out, torch.stack(weights, dim=1)
 
     def extra_repr(self) -> str:

@@ -8,17 +8,55 @@ means every particle is real, the fast path.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
+
 import torch
 from torch import Tensor
 
-__all__ = ["check_population", "check_parameters", "pad_populations", "particle_counts"]
+__all__ = ["check_population", "check_parameters", "pad_populations", "particle_counts", "sync_free",
+           "syncs_allowed", "SyncRequired"]
+
+_SYNC_FREE: ContextVar[bool] = ContextVar("setfuncs_sync_free", default=False)
+
+
+@contextmanager
+def sync_free() -> Iterator[None]:
+    """Inside the block no set function reads a tensor's values to decide what to do next.
+
+    Reading a value (``bool(t)``, ``t.item()``) makes the host wait for a GPU, breaks a CUDA-graph
+    capture and is not allowed under ``torch.vmap``. Inside the block:
+
+    - :func:`check_population` checks shapes, dtypes and devices only; whoever enters the block
+      checks the batch's values once before (:func:`setfuncs.train.fit` does, once per batch);
+    - reductions take their always-safe path (padding overwritten before it meets a product)
+      instead of testing whether the fast one was safe;
+    - a reduction that cannot be computed without looking (the power mean's positivity) raises
+      :class:`SyncRequired`, which makes a graph capture or an ensemble fall back.
+    """
+    token = _SYNC_FREE.set(True)
+    try:
+        yield
+    finally:
+        _SYNC_FREE.reset(token)
+
+
+def syncs_allowed() -> bool:
+    """False inside :func:`sync_free`."""
+    return not _SYNC_FREE.get()
+
+
+class SyncRequired(RuntimeError):
+    """A set function had to read a tensor's values inside :func:`sync_free`."""
 
 
 def check_population(x: Tensor, mask: Tensor | None, features: int | None = None) -> None:
     """Raise a ``ValueError`` that says what to fix unless ``(x, mask)`` is a valid population batch.
 
     Checks: ``x`` is a floating tensor of shape ``[B, N, D]`` (with ``D == features`` when given);
-    ``mask`` is ``None`` or a boolean ``[B, N]`` tensor; every population has at least one particle.
+    ``mask`` is ``None`` or a boolean ``[B, N]`` tensor; every population has at least one particle
+    (this last check reads the mask's values and is left out inside :func:`sync_free`).
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"x must be a torch.Tensor of shape [B, N, D], got {type(x).__name__}; "
@@ -48,6 +86,8 @@ def check_population(x: Tensor, mask: Tensor | None, features: int | None = None
                          f"{tuple(x.shape)}, got {tuple(mask.shape)}")
     if mask.device != x.device:
         raise ValueError(f"mask is on {mask.device} but x is on {x.device}; move it with mask.to(x.device)")
+    if not syncs_allowed():
+        return
     empty = ~mask.any(dim=1)
     if bool(empty.any()):
         rows = empty.nonzero().flatten().tolist()

@@ -2,6 +2,19 @@
 
 A *sampler* returns a fresh batch ``(x, y, mask)`` on each call (``mask`` may be None), so data
 can be drawn anew at every gradient step, as the paper's experiments do.
+
+**Devices.** ``fit(..., device="cuda")`` moves the model there once and every batch as it is
+drawn. The losses stay on the device and are read every ``read_every`` steps (for the progress bar
+and the divergence check), so the host never waits for the GPU inside the loop: a masked batch is
+checked once per step, before the model runs (no empty population), and on a GPU the model runs
+:func:`~setfuncs.population.sync_free`, reading no values.
+
+**CUDA graphs.** On a GPU the whole step (forward, backward, gradient clipping, Adam with
+``capturable=True`` and its learning rate in a device tensor) is captured once as a CUDA graph and
+replayed at every later step with the new batch copied into place: one launch instead of a few
+hundred small kernels (:mod:`setfuncs.steps` holds the machinery, shared with
+:func:`setfuncs.ensemble.fit_ensemble`). When capture is impossible, training goes on eagerly and
+says why, once.
 """
 
 from __future__ import annotations
@@ -10,9 +23,11 @@ from typing import Callable, Sequence
 
 import torch
 from torch import Tensor, nn
-from tqdm.auto import tqdm
 
-__all__ = ["Batch", "fit", "evaluate"]
+from .population import check_population
+from .steps import StepLoop, TrainingLog, adam, device_name, resolve_device
+
+__all__ = ["Batch", "TrainingLog", "fit", "evaluate", "resolve_device"]
 
 Batch = tuple[Tensor, Tensor, "Tensor | None"]
 
@@ -20,12 +35,13 @@ Batch = tuple[Tensor, Tensor, "Tensor | None"]
 def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, Tensor], Tensor], steps: int,
         lr: float = 1e-3, weight_decay: float = 0.0, clip: float | None = None, progress: bool = True,
         desc: str = "training", eps: float = 1e-8, milestones: Sequence[int] = (),
-        gamma: float = 0.1) -> list[float]:
+        gamma: float = 0.1, device: str | torch.device | None = None, graph: bool | None = None,
+        read_every: int = 50) -> TrainingLog:
     r"""Train ``model`` with Adam for ``steps`` gradient steps; return the loss of every step.
 
     Args:
         model: maps ``(x, mask)`` to predictions.
-        sample: draws one training batch ``(x, y, mask)``.
+        sample: draws one training batch ``(x, y, mask)`` (on any device; it is moved to ``device``).
         loss: ``loss(prediction, y)`` -> scalar.
         steps: number of gradient steps.
         lr, weight_decay: Adam's settings.
@@ -37,31 +53,53 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
         milestones, gamma: a step schedule: the learning rate is multiplied by ``gamma`` after
             each step count in ``milestones``, so step ``t`` (from 0) uses
             :math:`\eta\,\gamma^{|\{m \in \text{milestones}:\ m \le t\}|}`.
+        device: where to train (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"auto"``: a GPU when there is
+            one); None: where the model's parameters are. The model is moved there.
+        graph: capture the step as a CUDA graph (None: on a GPU, when the batches keep their shapes;
+            True on a CPU is an error).
+        read_every: steps between two reads of the losses (divergence check, progress bar).
+
+    Returns the losses, a :class:`~setfuncs.steps.TrainingLog` (a list of floats that also says
+    the device, whether the step was graphed, and why not).
+
+    Raises:
+        FloatingPointError: the loss became non-finite (found at the next read; the message names
+            the first such step).
     """
     if steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps}")
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay, eps=eps)
-    schedule = torch.optim.lr_scheduler.MultiStepLR(optimizer, list(milestones), gamma)
-    model.train()
-    losses: list[float] = []
-    bar = tqdm(range(steps), desc=desc, disable=not progress, mininterval=0.5)
-    for _ in bar:
+    target = resolve_device(device, model)
+    model.to(target)
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    optimizer = adam(parameters, lr, weight_decay, eps, target)
+
+    def draw() -> Batch:
         x, y, mask = sample()
+        if mask is not None:  # the one read of the batch's values: no empty population
+            check_population(x, mask)
+        return x, y, mask
+
+    def step(x: Tensor, y: Tensor, mask: Tensor | None) -> Tensor:
         value = loss(model(x, mask), y)
-        if not torch.isfinite(value):
-            raise FloatingPointError(f"the loss became {value.item()} after {len(losses)} steps; "
-                                     "lower the learning rate or enable gradient clipping")
-        optimizer.zero_grad()
         value.backward()
         if clip is not None:
-            nn.utils.clip_grad_norm_(model.parameters(), clip)
-        optimizer.step()
-        schedule.step()
-        losses.append(value.item())
-        if len(losses) % 20 == 0:
-            bar.set_postfix(loss=f"{sum(losses[-20:]) / 20:.4g}")
+            nn.utils.clip_grad_norm_(parameters, clip)
+        return value.detach()
+
+    def check(chunk: Tensor, first: int) -> bool:
+        bad = (~torch.isfinite(chunk)).nonzero()
+        if len(bad):
+            at = int(bad[0, 0])
+            raise FloatingPointError(f"the loss became {float(chunk[at])} after {first + at} steps; "
+                                     "lower the learning rate or enable gradient clipping")
+        return False
+
+    model.train()
+    loop = StepLoop(step, draw, optimizer, steps, lr, milestones, gamma, target, graph, read_every)
+    losses, graphed = loop.run(progress, desc, check)
+    log = TrainingLog(losses.tolist(), device_name(target), graphed, loop.fallback)
     model.eval()
-    return losses
+    return log
 
 
 @torch.no_grad()

@@ -171,7 +171,7 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
 def test_table2_tasks_and_sweep_refusals(tmp_path: Path) -> None:
     specs, tasks = table2_tasks(2, TINY, Data())
     assert specs == [*sf.TABLE2_SPECS, "max/r-lme", "r-lme/r-lme"] and len(tasks) == 24
-    assert [t.seed for t in tasks] == [0] * 12 + [1] * 12 and tasks[0].args == ("max/max", 0, TINY, Data())
+    assert [t.seed for t in tasks] == [0] * 12 + [1] * 12 and tasks[0].args == ("max/max", 0, TINY, Data(), False, "cpu")
     with pytest.raises(ValueError, match="unknown or no configurations"):
         sweep(1, TINY, tmp_path / "x.json", configurations=["mean/mean"])
     with pytest.raises(ValueError, match="runs"):

@@ -59,8 +59,9 @@ class Engine:
         jobs: worker processes of the local cluster, one torch thread each (ignored with ``scheduler``).
         scheduler: the address of a running Dask scheduler (e.g. ``tcp://10.0.0.5:8786``); None:
             start a :class:`distributed.LocalCluster` of ``jobs`` workers for this sweep.
-        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, recorded with every run. Every run trains
-            on the CPU for now, so ``auto`` means ``cpu`` and a CUDA device is refused.
+        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (a GPU when the client sees one), where
+            every run trains; recorded with every run. On a GPU, experiments that can train the
+            seeds of one configuration as one ensemble do (``run_many`` of :func:`run_sweep`).
         dashboard: serve the local cluster's dashboard on port 8787 (needs ``bokeh``).
     """
 
@@ -73,14 +74,21 @@ class Engine:
         positive_int("jobs", self.jobs)
         if not DEVICES.fullmatch(self.device):
             raise ValueError(f"device must be cpu, cuda, cuda:N or auto, got {self.device!r}")
-        if self.device.startswith("cuda"):
-            raise ValueError(f"device {self.device!r}: the experiments train on the CPU only so far; "
-                             f"pass --device cpu (or auto)")
+        if self.device.startswith("cuda") and self.scheduler is None and not torch.cuda.is_available():
+            raise ValueError(f"device {self.device!r}: this PyTorch sees no CUDA GPU; pass --device cpu "
+                             f"(or auto), or --scheduler with workers that have a GPU")
 
     @property
     def trains_on(self) -> str:
-        """The device every run trains on."""
-        return "cpu"
+        """The device every run trains on (``auto`` resolved here: ``cuda`` when there is a GPU)."""
+        if self.device == "auto":
+            return "cuda" if torch.cuda.is_available() else "cpu"
+        return self.device
+
+    @property
+    def ensembles(self) -> bool:
+        """Whether the seeds of a configuration train as one ensemble (on a GPU)."""
+        return self.trains_on.startswith("cuda")
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -100,10 +108,17 @@ def _worker_description() -> dict:
     return {"host": socket.gethostname(), "pid": os.getpid(), "git_commit": git_commit()}
 
 
-def _run_task(run_one: Callable[..., dict], args: tuple) -> dict:
+def _run_task(run_one: Callable[..., dict], args: tuple) -> list[dict]:
     """What a worker runs: one task with one torch thread, and where it ran."""
     torch.set_num_threads(1)
-    return {**run_one(*args), "worker": _worker_description()}
+    return [{**run_one(*args), "worker": _worker_description()}]
+
+
+def _run_group(run_many: Callable[[list[tuple]], list[dict]], args: list[tuple]) -> list[dict]:
+    """What a worker runs for an ensemble: several seeds of one configuration, and where they ran."""
+    torch.set_num_threads(1)
+    worker = _worker_description()
+    return [{**record, "worker": worker} for record in run_many(args)]
 
 
 @contextmanager
@@ -187,7 +202,7 @@ def _finished_keys(runs: list[dict]) -> set[tuple[str, int]]:
 
 def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str | os.PathLike, header: dict,
               identity: dict, engine: Engine = Engine(), restart: bool = False, progress: bool = True,
-              desc: str = "sweep") -> dict:
+              desc: str = "sweep", run_many: Callable[[list[tuple]], list[dict]] | None = None) -> dict:
     """Run every task not finished in ``out_path`` yet and write its record there as it completes.
 
     Args:
@@ -201,6 +216,10 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
         engine: where the runs train (:class:`Engine`).
         restart: move an existing ``out_path`` aside to a timestamped backup and start afresh.
         progress: a tqdm bar over runs, labelled ``desc``.
+        run_many: a module-level function ``run_many([args, ...]) -> [record, ...]`` that trains
+            several seeds of one configuration as one ensemble; used when ``engine.ensembles`` (a
+            GPU): the missing seeds of each configuration become one task, configuration after
+            configuration, and a failure is recorded for each of its seeds.
 
     Returns the written results: ``header`` with the union of every sitting's configurations and
     seeds, ``identity``, ``sittings`` (each: started, finished, wall_seconds, command, git commit,
@@ -253,23 +272,34 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
 
             sitting["engine"] = description
             file.write(results)
-            futures = {client.submit(_run_task, run_one, task.args, pure=False,
-                                     key=f"run {task.spec} seed {task.seed} {time.time_ns()}",
-                                     priority=len(todo) - i): task for i, task in enumerate(todo)}
+            if run_many is not None and engine.ensembles:
+                groups: dict[str, list[Task]] = {}
+                for task in todo:
+                    groups.setdefault(task.spec, []).append(task)
+                futures = {client.submit(_run_group, run_many, [t.args for t in group], pure=False,
+                                         key=f"ensemble {spec} {time.time_ns()}",
+                                         priority=len(groups) - i): group
+                           for i, (spec, group) in enumerate(groups.items())}
+            else:
+                futures = {client.submit(_run_task, run_one, task.args, pure=False,
+                                         key=f"run {task.spec} seed {task.seed} {time.time_ns()}",
+                                         priority=len(todo) - i): [task] for i, task in enumerate(todo)}
             bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run",
                        disable=not progress)
             try:
                 for future in as_completed(futures):
-                    task = futures[future]
-                    record = future.result() if future.status == "finished" else _failure(task, future)
-                    record["provenance"] = {"sitting": index, "engine": description, "device": engine.trains_on}
-                    results["runs"].append(record)
-                    sitting["runs_added"] += "failure" not in record
-                    sitting["failed_runs"] += "failure" in record
+                    group = futures[future]
+                    records = (future.result() if future.status == "finished"
+                               else [_failure(task, future) for task in group])
+                    for record in records:
+                        record["provenance"] = {"sitting": index, "engine": description, "device": engine.trains_on}
+                        results["runs"].append(record)
+                        sitting["runs_added"] += "failure" not in record
+                        sitting["failed_runs"] += "failure" in record
                     sitting["wall_seconds"] = time.perf_counter() - start
                     results["wall_seconds"] = sum(s["wall_seconds"] or 0.0 for s in results["sittings"])
                     file.write(results)
-                    bar.update()
+                    bar.update(len(records))
             except KeyboardInterrupt:
                 client.cancel(list(futures))
                 bar.close()

@@ -16,12 +16,14 @@ from typing import Any, Callable, NamedTuple, Sequence
 import torch
 from torch import Tensor
 
+from setfuncs.ensemble import fit_ensemble
 from setfuncs.model import DeepSet, init_head
+from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget",
            "paper_configurations", "lme_configurations", "all_configurations", "in_variant", "spec_of",
-           "make_deep_set", "train_configuration", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
+           "make_deep_set", "train_configuration", "train_ensemble", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -131,21 +133,43 @@ def make_deep_set(setting: str, equivariant: str, final: str, budget: TrainingBu
 
 def train_configuration(setting: str, equivariant: str, final: str, seed: int, budget: TrainingBudget,
                         head_bias: Sequence[float], sampler: Callable[[torch.Generator], Callable[[], Batch]],
-                        loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True
-                        ) -> tuple[DeepSet, list[float]]:
+                        loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True,
+                        device: str = "cpu") -> tuple[DeepSet, TrainingLog]:
     """Train one configuration with one seed: the model (in eval mode) and its loss at every step.
 
     The model (:func:`make_deep_set`, its output at ``head_bias``) is initialised after
     ``torch.manual_seed(seed)``; the training batches come from ``sampler(generator)`` with
     ``generator = torch.Generator().manual_seed(TRAIN_SEED + seed)``, fresh at every Adam step.
-    Raises FloatingPointError if the loss diverges.
+    The model trains on ``device`` (:func:`~setfuncs.train.fit`; a CUDA-graph step on a GPU) and
+    stays there. Raises FloatingPointError if the loss diverges.
     """
     torch.manual_seed(seed)
     model = make_deep_set(setting, equivariant, final, budget, head_bias)
     generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
     losses = fit(model, sampler(generator), loss, budget.steps, lr=budget.lr, clip=budget.clip,
-                 progress=progress, desc=f"{spec_of(setting, equivariant, final)} seed {seed}")
+                 progress=progress, desc=f"{spec_of(setting, equivariant, final)} seed {seed}", device=device)
     return model, losses
+
+
+def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int], budget: TrainingBudget,
+                   head_bias: Sequence[float], samplers: Sequence[Callable[[], Batch]] | Callable[[], Batch],
+                   loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True, device: str = "cpu"
+                   ) -> list[tuple[DeepSet, TrainingLog | FloatingPointError]]:
+    """Train one configuration with several seeds as one ensemble (:func:`~setfuncs.ensemble.fit_ensemble`):
+    per seed, the model (in eval mode, on ``device``) and its losses, or the error of a diverged run.
+
+    Seed ``s``'s model is initialised after ``torch.manual_seed(s)``, exactly as
+    :func:`train_configuration` does; ``samplers`` are the seeds' training streams (one sampler per
+    seed, or one that returns the stacked batches ``[S, ...]``), which the caller makes from
+    ``TRAIN_SEED + s`` as :func:`train_configuration` does.
+    """
+    models = []
+    for seed in seeds:
+        torch.manual_seed(seed)
+        models.append(make_deep_set(setting, equivariant, final, budget, head_bias))
+    logs = fit_ensemble(models, samplers, loss, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
+                        desc=f"{spec_of(setting, equivariant, final)} seeds {seeds[0]}..{seeds[-1]}", device=device)
+    return list(zip(models, logs))
 
 
 def positive_int(name: str, value: object) -> int:
@@ -170,11 +194,11 @@ def seed_by_seed(runs: int, specs: Sequence[str], known: Sequence[str], args: Ca
     return specs, [Task(spec, seed, args(spec, seed)) for seed in range(runs) for spec in specs]
 
 
-def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None
-                        ) -> tuple[list[str], list[Task]]:
-    """The model specs to run and their tasks ``(setting, equivariant, final, seed, budget)``, seed by
-    seed (:func:`seed_by_seed`). ``configurations``: specs such as ``"r-lse/max"``; None: all 56 of
-    :func:`all_configurations` (the paper's 36 and the 20 with log-mean-exp)."""
+def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None,
+                        extra: tuple = ()) -> tuple[list[str], list[Task]]:
+    """The model specs to run and their tasks ``(setting, equivariant, final, seed, budget, *extra)``,
+    seed by seed (:func:`seed_by_seed`). ``configurations``: specs such as ``"r-lse/max"``; None: all
+    56 of :func:`all_configurations` (the paper's 36 and the 20 with log-mean-exp)."""
     known = {spec_of(*c): c for c in all_configurations()}
     return seed_by_seed(runs, list(known) if configurations is None else configurations, list(known),
-                        lambda spec, seed: (*known[spec], seed, budget))
+                        lambda spec, seed: (*known[spec], seed, budget, *extra))

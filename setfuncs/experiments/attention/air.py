@@ -225,7 +225,7 @@ class AIR(nn.Module):
             inf = self.infer(canvases, particles)
             q = self.count_log_probs(inf.presence_logits).exp()
             counts = torch.multinomial(q, 1, generator=generator).squeeze(1)
-        present = torch.arange(self.max_steps).unsqueeze(0) < counts.unsqueeze(1)
+        present = torch.arange(self.max_steps, device=counts.device).unsqueeze(0) < counts.unsqueeze(1)
         return inf.where, present
 
     def extra_repr(self) -> str:

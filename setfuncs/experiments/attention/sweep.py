@@ -94,16 +94,19 @@ def load_data(data: Data, budget: Budget) -> tuple[Canvases, Canvases]:
             make_canvases(budget.test_size, DATA_SEED + 1, test_digits))
 
 
-def train_model(spec: str, seed: int, budget: Budget, canvases: Canvases, progress: bool = False):
-    """Train one configuration with one seed: the model (in eval mode) and its loss at every step."""
+def train_model(spec: str, seed: int, budget: Budget, canvases: Canvases, progress: bool = False,
+                device: str = "cpu"):
+    """Train one configuration with one seed on ``device``: the model (in eval mode, on ``device``) and
+    its loss at every step."""
     torch.manual_seed(seed)
     model = make_air(spec, budget, canvases.images.shape[-1])
-    losses = train_air(model, canvases.images, budget, TRAIN_SEED + seed, progress, desc=f"{spec} seed {seed}")
+    losses = train_air(model, canvases.images, budget, TRAIN_SEED + seed, progress, desc=f"{spec} seed {seed}",
+                       device=device)
     return model, losses
 
 
-def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False) -> dict:
-    """Train one configuration with one seed and evaluate it; a JSON-friendly record.
+def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False, device: str = "cpu") -> dict:
+    """Train one configuration with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly record.
 
     Keys: ``spec, localiser`` (``"image"`` or ``"set"``), ``seed, data, parameters`` (whole model),
     ``localiser_parameters``, ``train_seconds, seconds_per_step``, ``initial_train_loss`` (mean of
@@ -123,7 +126,7 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     record: dict = {"spec": spec, "localiser": "image" if spec == IMAGE else "set", "seed": seed, "data": data.name}
     start = time.perf_counter()
     try:
-        model, losses = train_model(spec, seed, budget, train, progress)
+        model, losses = train_model(spec, seed, budget, train, progress, device)
     except FloatingPointError as err:
         return {**record, "parameters": None, "localiser_parameters": None,
                 "train_seconds": time.perf_counter() - start, "seconds_per_step": None, "initial_train_loss": None,
@@ -131,6 +134,7 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
                 "elbo": None, "count_accuracy": None, "box_iou": None, "spread_ratio": None, "collapsed": None,
                 "count_baseline": None, "failed": True, "error": str(err)}
     train_seconds = time.perf_counter() - start
+    model.cpu()
     record.update(parameters=parameter_count(model), localiser_parameters=parameter_count(model.localiser),
                   train_seconds=train_seconds, seconds_per_step=train_seconds / budget.steps,
                   initial_train_loss=float(np.mean(losses[:20])), final_train_loss=float(np.mean(losses[-50:])))
@@ -152,10 +156,11 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
             "failed": collapse["collapsed"] or main["count_accuracy"] <= baseline, "error": None}
 
 
-def attention_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None
-                    ) -> tuple[list[str], list[Task]]:
-    """The configurations and their tasks ``(spec, seed, budget, data)``, seed by seed."""
-    return seed_by_seed(runs, SPECS if specs is None else specs, SPECS, lambda spec, seed: (spec, seed, budget, data))
+def attention_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None,
+                    device: str = "cpu") -> tuple[list[str], list[Task]]:
+    """The configurations and their tasks ``(spec, seed, budget, data, False, device)``, seed by seed."""
+    return seed_by_seed(runs, SPECS if specs is None else specs, SPECS,
+                        lambda spec, seed: (spec, seed, budget, data, False, device))
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
@@ -199,7 +204,7 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     if not isinstance(budget, Budget):
         raise ValueError(f"budget must be a spatial-attention Budget (QUICK, MEDIUM, FULL or your own), got "
                          f"{type(budget).__name__}")
-    specs, tasks = attention_tasks(runs, budget, data, configurations)
+    specs, tasks = attention_tasks(runs, budget, data, configurations, engine.trains_on)
     header = provenance(budget, runs, specs, data)
     return run_sweep(run_one, tasks, out_path, header, sweep_identity(header, data=data.name), engine, restart,
                      progress, desc="spatial-attention sweep")

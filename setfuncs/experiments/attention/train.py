@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from setfuncs.steps import resolve_device
+
 from .air import AIR
 from .budget import Budget
 from .particles import sample_particles
@@ -31,31 +33,43 @@ def make_air(spec: str, budget: Budget, canvas_size: int) -> AIR:
 
 
 def train_air(model: AIR, canvases: np.ndarray, budget: Budget, seed: int, progress: bool = False,
-              desc: str = "train") -> list[float]:
+              desc: str = "train", device: str = "cpu", read_every: int = 50) -> list[float]:
     """Train ``model`` in place on ``canvases [M, H, W]``; the loss (negative ELBO per pixel) at every step.
 
-    Batches and particles come from ``torch.Generator().manual_seed(seed)``; the continuous latents'
-    noise from torch's global generator (seed it before for a reproducible run). Raises
-    FloatingPointError if the loss becomes NaN or infinite.
+    Batches and particles come from ``torch.Generator().manual_seed(seed)`` on the CPU; the
+    continuous latents' noise from torch's global generator of ``device`` (seed it before for a
+    reproducible run). The model trains on ``device`` (moved there) and the losses stay there, read
+    every ``read_every`` steps. Raises FloatingPointError if the loss becomes NaN or infinite (the
+    message names the first such step).
     """
+    target = resolve_device(device, model)
+    model.to(target)
     data = torch.as_tensor(canvases, dtype=torch.float32)
     pixels = data.shape[1] * data.shape[2]
     generator = torch.Generator().manual_seed(seed)
     optimiser = torch.optim.Adam(model.parameters(), lr=budget.lr)
     model.train()
-    losses = []
+    losses = torch.empty(budget.steps, device=target)
+    read = 0
     for step in tqdm(range(budget.steps), desc=desc, disable=not progress, leave=False):
         index = torch.randint(len(data), (budget.batch,), generator=generator)
         batch = data[index]
         particles = sample_particles(batch, budget.particles, generator) if model.reads_particles else None
+        batch = batch.to(target, non_blocking=True)
+        particles = None if particles is None else particles.to(target, non_blocking=True)
         elbo, _ = model.elbo(batch, particles)
         loss = -elbo.mean() / pixels
-        if not torch.isfinite(loss):
-            raise FloatingPointError(f"the loss became {loss.item()} at step {step} of {model.spec}")
         optimiser.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), budget.clip)
         optimiser.step()
-        losses.append(loss.item())
+        losses[step] = loss.detach()
+        if step + 1 - read >= read_every or step + 1 == budget.steps:
+            chunk = losses[read:step + 1].cpu()
+            bad = (~torch.isfinite(chunk)).nonzero()
+            if len(bad):
+                raise FloatingPointError(f"the loss became {float(chunk[bad[0, 0]])} at step "
+                                         f"{read + int(bad[0, 0])} of {model.spec}")
+            read = step + 1
     model.eval()
-    return losses
+    return losses.cpu().tolist()

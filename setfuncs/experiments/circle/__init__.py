@@ -13,14 +13,14 @@ from .batched import min_enclosing_circles, min_enclosing_circles_bruteforce
 from .welzl import Circle, Step, circle_of, min_enclosing_circle, welzl_trace
 from .data import circle_batch, circle_targets, sample_populations, test_set
 from ..sweeps import SETTINGS, all_configurations, lme_configurations, paper_configurations, spec_of
-from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_errors, make_model, run_one, sweep,
-                    train_model)
+from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_errors, make_model, run_ensemble, run_one, sweep,
+                    train_ensemble, train_model)
 from .findings import circle_findings
 from .table import by_population_size, circle_table, format_table, load_results, median_best, usable_runs
 
 __all__ = ["min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
            "welzl_trace", "Step", "Circle", "circle_of", "sample_populations", "circle_targets",
            "circle_batch", "test_set", "Budget", "BUDGETS", "QUICK", "MEDIUM", "FULL", "SETTINGS",
-           "all_configurations", "paper_configurations", "lme_configurations", "spec_of", "make_model", "train_model", "run_one", "circle_errors", "sweep",
+           "all_configurations", "paper_configurations", "lme_configurations", "spec_of", "make_model", "train_model", "train_ensemble", "run_one", "run_ensemble", "circle_errors", "sweep",
            "circle_table", "by_population_size", "format_table", "load_results", "median_best", "usable_runs",
            "circle_findings"]

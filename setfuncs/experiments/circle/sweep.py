@@ -54,10 +54,13 @@ from ..engine import Engine, run_sweep
 from ..provenance import sweep_identity, sweep_provenance
 from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, spec_of,
                       train_configuration)
+from ..sweeps import train_ensemble as train_configuration_ensemble
 from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mean, test_set
+from .stream import ensemble_stream, stacked_sampler
 
 __all__ = ["EXPERIMENT", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
-           "circle_errors", "train_model", "run_one", "sweep", "provenance"]
+           "circle_errors", "train_model", "train_ensemble", "evaluate_run", "run_one", "run_ensemble", "sweep",
+           "provenance"]
 
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "minimal_enclosing_circle"
@@ -115,48 +118,98 @@ def circle_errors(prediction: Tensor, y: Tensor) -> dict[str, float]:
 
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-                progress: bool = True) -> tuple[sf.DeepSet, list[float]]:
+                progress: bool = True, device: str = "cpu") -> tuple[sf.DeepSet, list[float]]:
     """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
-    on fresh circle populations): the model (in eval mode) and its loss at every step."""
+    on fresh circle populations) on ``device``: the model (in eval mode, on ``device``) and its loss at
+    every step (a :class:`~setfuncs.steps.TrainingLog`)."""
     def sampler(generator: torch.Generator) -> Callable[[], tuple[Tensor, Tensor, None]]:
         return lambda: circle_batch(budget.batch, POPULATION_SIZE, generator)
 
     return train_configuration(setting, equivariant, final, seed, budget, target_mean(), sampler, circle_loss,
-                               progress)
+                               progress, device)
 
 
-def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-            progress: bool = False) -> dict:
-    """Train one configuration with one seed and evaluate it; a JSON-friendly record.
+def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int], budget: Budget,
+                   progress: bool = False, device: str = "cpu"
+                   ) -> list[tuple[sf.DeepSet, list[float] | FloatingPointError]]:
+    """Train one configuration with ``seeds`` as one ensemble on ``device``
+    (:func:`~setfuncs.experiments.sweeps.train_ensemble`): per seed, what :func:`train_model` gives
+    (or the error of a diverged run). The seeds' training streams are made once per process and
+    shared by every configuration (:mod:`~setfuncs.experiments.circle.stream`)."""
+    x, y = ensemble_stream(tuple(seeds), budget.steps, budget.batch, str(device))
+    return train_configuration_ensemble(setting, equivariant, final, list(seeds), budget, target_mean(),
+                                        stacked_sampler(x, y), circle_loss, progress, device)
 
-    Keys: ``spec, setting, equivariant, final, seed, train_seconds, final_train_loss`` (mean loss
-    of the last 50 steps), ``mse, radius_mse, center_mse`` (test set at ``N = 20``),
-    ``mse_by_population_size`` (``{"5": mse, ...}``), ``spread_ratio`` and ``collapsed``
-    (:func:`~setfuncs.experiments.collapse.collapse_record` at ``N = 20``) and ``error`` (None, or
-    the message of a diverged training, whose metrics are then None).
-    """
-    spec = spec_of(setting, equivariant, final)
-    record: dict = {"spec": spec, "setting": setting, "equivariant": equivariant, "final": final,
-                    "seed": seed}
-    start = time.perf_counter()
-    try:
-        model, losses = train_model(setting, equivariant, final, seed, budget, progress)
-    except FloatingPointError as err:
-        return {**record, "train_seconds": time.perf_counter() - start, "final_train_loss": None,
-                "mse": None, "radius_mse": None, "center_mse": None,
-                "mse_by_population_size": None, "spread_ratio": None, "collapsed": None, "error": str(err)}
-    record["train_seconds"] = time.perf_counter() - start
+
+def evaluate_run(record: dict, model: sf.DeepSet, losses: list[float], budget: Budget) -> dict:
+    """Complete ``record`` (spec, seed, ``train_seconds``) with the metrics of a trained ``model``,
+    on the model's device; the keys of :func:`run_one`."""
     record["final_train_loss"] = float(np.mean(losses[-50:]))
+    record["training"] = losses.describe() if hasattr(losses, "describe") else None
+    device = next(model.parameters()).device
     by_size = {}
     with torch.no_grad():
         for n in budget.test_population_sizes:
             x, y, mask = test_set(budget.test_size, n, TEST_SEED)
-            prediction = model(x, mask)
-            errors = circle_errors(prediction, y)
+            prediction = model(x.to(device), mask)
+            errors = circle_errors(prediction, y.to(device))
             by_size[str(n)] = errors["mse"]
             if n == POPULATION_SIZE:
-                record.update(errors, **collapse_record(prediction, y))
+                record.update(errors, **collapse_record(prediction, y.to(device)))
     return {**record, "mse_by_population_size": by_size, "error": None}
+
+
+def _diverged(record: dict, seconds: float, err: FloatingPointError) -> dict:
+    return {**record, "train_seconds": seconds, "final_train_loss": None, "training": None,
+            "mse": None, "radius_mse": None, "center_mse": None,
+            "mse_by_population_size": None, "spread_ratio": None, "collapsed": None, "error": str(err)}
+
+
+def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
+            progress: bool = False, device: str = "cpu") -> dict:
+    """Train one configuration with one seed on ``device`` and evaluate it; a JSON-friendly record.
+
+    Keys: ``spec, setting, equivariant, final, seed, train_seconds, final_train_loss`` (mean loss
+    of the last 50 steps), ``mse, radius_mse, center_mse`` (test set at ``N = 20``),
+    ``mse_by_population_size`` (``{"5": mse, ...}``), ``spread_ratio`` and ``collapsed``
+    (:func:`~setfuncs.experiments.collapse.collapse_record` at ``N = 20``), ``training`` (device,
+    graphed steps, why not graphed: :meth:`~setfuncs.steps.TrainingLog.describe`) and ``error``
+    (None, or the message of a diverged training, whose metrics are then None).
+    """
+    record = _record(setting, equivariant, final, seed)
+    start = time.perf_counter()
+    try:
+        model, losses = train_model(setting, equivariant, final, seed, budget, progress, device)
+    except FloatingPointError as err:
+        return _diverged(record, time.perf_counter() - start, err)
+    record["train_seconds"] = time.perf_counter() - start
+    return evaluate_run(record, model, losses, budget)
+
+
+def _record(setting: str, equivariant: str, final: str, seed: int) -> dict:
+    return {"spec": spec_of(setting, equivariant, final), "setting": setting, "equivariant": equivariant,
+            "final": final, "seed": seed}
+
+
+def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
+    """:func:`run_one` for several seeds of one configuration, trained as one ensemble
+    (:func:`train_ensemble`); ``tasks`` are :func:`run_one`'s argument tuples, equal but for the seed.
+    ``train_seconds`` of each record is the ensemble's training time divided by its size, and
+    ``ensemble`` gives the size and the whole time."""
+    setting, equivariant, final, _, budget, progress, device = tasks[0]
+    seeds = [args[3] for args in tasks]
+    if any(args[:3] != (setting, equivariant, final) or args[4:] != (budget, progress, device) for args in tasks):
+        raise ValueError("run_ensemble: every task must be the same configuration, budget and device")
+    start = time.perf_counter()
+    trained = train_ensemble(setting, equivariant, final, seeds, budget, progress, device)
+    seconds = time.perf_counter() - start
+    records = []
+    for seed, (model, losses) in zip(seeds, trained):
+        record = {**_record(setting, equivariant, final, seed), "train_seconds": seconds / len(seeds),
+                  "ensemble": {"size": len(seeds), "train_seconds": seconds}}
+        records.append(_diverged(record, seconds / len(seeds), losses) if isinstance(losses, FloatingPointError)
+                       else evaluate_run(record, model, losses, budget))
+    return records
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
@@ -177,7 +230,9 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     """Train ``runs`` seeds (``0 .. runs-1``) of every configuration and write one JSON file.
 
     Runs are submitted seed by seed (every configuration with seed 0 first, then seed 1, ...), so
-    an interrupted sweep holds about equally many runs of every configuration.
+    an interrupted sweep holds about equally many runs of every configuration. On a GPU
+    (``engine.device`` ``cuda``) the missing seeds of each configuration train together as one
+    ensemble instead (:func:`run_ensemble`), configuration after configuration.
 
     Args:
         runs: runs per configuration (the paper: 20).
@@ -193,7 +248,7 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
     plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
-    specs, tasks = configuration_tasks(runs, budget, configurations)
+    specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
     header = provenance(budget, runs, specs)
     return run_sweep(run_one, tasks, out_path, header, sweep_identity(header), engine, restart, progress,
-                     desc="circle sweep")
+                     desc="circle sweep", run_many=run_ensemble)

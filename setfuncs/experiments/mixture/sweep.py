@@ -154,41 +154,44 @@ def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
 
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-                progress: bool = True) -> tuple[sf.DeepSet, list[float]]:
+                progress: bool = True, device: str = "cpu") -> tuple[sf.DeepSet, list[float]]:
     """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
     on fresh populations, a new size ``N`` at every step): the model (in eval mode) and its Beta NLL
-    at every step."""
+    at every step. On ``device`` (a GPU: the population size changes from step to step, so the step
+    is not graphed and :func:`~setfuncs.train.fit` says so once)."""
     return train_configuration(setting, equivariant, final, seed, budget, marginal_head_bias(*SMALLER_WEIGHT_RANGE),
                                lambda generator: training_sampler(budget.batch, generator), beta_nll,
-                               progress)
+                               progress, device)
 
 
 def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-            progress: bool = False) -> dict:
-    """Train one configuration with one seed and evaluate it; a JSON-friendly record.
+            progress: bool = False, device: str = "cpu") -> dict:
+    """Train one configuration with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly record.
 
     Keys: ``spec, setting, equivariant, final, seed, train_seconds, eval_seconds,
     final_train_loss`` (mean Beta NLL of the last 50 steps), ``test_nll`` and ``test_mae`` (Beta
     NLL and absolute error of the Beta mean on the whole test populations), ``spread_ratio`` and
     ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` of the Beta means),
     ``metric`` (median metric at ``n = 100``, the violins' value), the three keys of
-    :func:`evaluate_metric`, and ``error`` (None, or the message of a diverged training, whose
-    metrics are then None).
+    :func:`evaluate_metric`, ``training`` (:meth:`~setfuncs.steps.TrainingLog.describe`) and ``error``
+    (None, or the message of a diverged training, whose metrics are then None).
     """
     spec = spec_of(setting, equivariant, final)
     record: dict = {"spec": spec, "setting": setting, "equivariant": equivariant, "final": final,
                     "seed": seed}
     start = time.perf_counter()
     try:
-        model, losses = train_model(setting, equivariant, final, seed, budget, progress)
+        model, losses = train_model(setting, equivariant, final, seed, budget, progress, device)
     except FloatingPointError as err:
         return {**record, "train_seconds": time.perf_counter() - start, "eval_seconds": None,
-                "final_train_loss": None, "test_nll": None, "test_mae": None, "spread_ratio": None,
+                "final_train_loss": None, "training": None, "test_nll": None, "test_mae": None, "spread_ratio": None,
                 "collapsed": None, "metric": None,
                 "metric_by_population_size": None, "metric_per_population": None,
                 "kde_floor_hits": None, "error": str(err)}
     record["train_seconds"] = time.perf_counter() - start
     record["final_train_loss"] = float(np.mean(losses[-50:]))
+    record["training"] = losses.describe()
+    model.cpu()
     start = time.perf_counter()
     test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
     with torch.no_grad():
@@ -254,7 +257,7 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     if not isinstance(budget, Budget):
         raise ValueError(f"budget must be a mixture Budget (QUICK, MEDIUM, FULL or your own), got "
                          f"{type(budget).__name__}")
-    specs, tasks = configuration_tasks(runs, budget, configurations)
+    specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
     header = provenance(budget, runs, specs)
     return run_sweep(run_one, tasks, out_path, header, sweep_identity(header), engine, restart, progress,
                      desc="mixture sweep")

@@ -132,34 +132,35 @@ def make_model(spec: str, classes: int, budget: Budget, labels: np.ndarray | Non
 
 
 def train_model(spec: str, seed: int, budget: Budget, clouds: PointClouds,
-                progress: bool = True) -> tuple[PointCloudClassifier, list[float]]:
-    """Train one column with one seed: the model (in eval mode) and its loss at every step."""
+                progress: bool = True, device: str = "cpu") -> tuple[PointCloudClassifier, list[float]]:
+    """Train one column with one seed on ``device``: the model (in eval mode, on ``device``) and its
+    loss at every step."""
     torch.manual_seed(seed)
     model = make_model(spec, len(clouds.class_names), budget, clouds.train_y)
     losses = train_classifier(model, clouds.train_x, clouds.train_y, budget, TRAIN_SEED + seed, progress,
-                              desc=f"{spec} seed {seed}")
+                              desc=f"{spec} seed {seed}", device=device)
     return model, losses
 
 
-def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False) -> dict:
-    """Train one column with one seed and evaluate it; a JSON-friendly record.
+def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False, device: str = "cpu") -> dict:
+    """Train one column with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly record.
 
     Keys: ``spec, equivariant, final, seed, data, parameters`` (trainable), ``train_seconds,
     clouds_per_second`` (training throughput), ``epochs``, ``final_train_loss`` (mean of the
     last 50 steps), ``eval_seconds``, ``accuracy`` (at 1,000 particles),
     ``accuracy_by_population_size`` (``{"10": ..., "1000": ...}``, fractions in [0, 1]),
     ``spread_ratio`` and ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` at
-    1,000 particles) and ``error`` (None, or the message of a diverged training, whose accuracies
-    are then None).
+    1,000 particles), ``training`` (:meth:`~setfuncs.steps.TrainingLog.describe`) and ``error`` (None,
+    or the message of a diverged training, whose accuracies are then None).
     """
     equivariant, final = parse_spec(spec)
     clouds = load_data(data, budget)
     record: dict = {"spec": spec, "equivariant": equivariant, "final": final, "seed": seed, "data": data.name}
     start = time.perf_counter()
     try:
-        model, losses = train_model(spec, seed, budget, clouds, progress)
+        model, losses = train_model(spec, seed, budget, clouds, progress, device)
     except FloatingPointError as err:
-        return {**record, "parameters": None, "train_seconds": time.perf_counter() - start,
+        return {**record, "parameters": None, "training": None, "train_seconds": time.perf_counter() - start,
                 "clouds_per_second": None, "epochs": None, "final_train_loss": None, "eval_seconds": None,
                 "accuracy": None, "accuracy_by_population_size": None, "spread_ratio": None, "collapsed": None,
                 "error": str(err)}
@@ -168,7 +169,8 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
                   train_seconds=train_seconds,
                   clouds_per_second=budget.steps * budget.batch / train_seconds,
                   epochs=budget.steps * budget.batch / len(clouds.train_x),
-                  final_train_loss=float(np.mean(losses[-50:])))
+                  final_train_loss=float(np.mean(losses[-50:])), training=losses.describe())
+    model.cpu()
     start = time.perf_counter()
     by_size = accuracy_by_population_size(model, clouds.test_x, clouds.test_y, evaluation_sizes(budget))
     probs = torch.from_numpy(probabilities(model, clouds.test_x, TABLE_SIZES[0]))
@@ -177,12 +179,12 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
             "accuracy_by_population_size": by_size, **collapse_record(probs, labels), "error": None}
 
 
-def table2_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None
+def table2_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None, device: str = "cpu"
                  ) -> tuple[list[str], list[Task]]:
-    """The columns to run and their tasks ``(spec, seed, budget, data)``, seed by seed (every
+    """The columns to run and their tasks ``(spec, seed, budget, data, False, device)``, seed by seed (every
     column with seed 0 first, ...), so an interrupted sweep holds about equally many runs of each."""
     return seed_by_seed(runs, COLUMNS if specs is None else specs, COLUMNS,
-                        lambda spec, seed: (spec, seed, budget, data))
+                        lambda spec, seed: (spec, seed, budget, data, False, device))
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
@@ -244,7 +246,7 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     if not isinstance(budget, Budget):
         raise ValueError(f"budget must be a point-cloud Budget (QUICK, MEDIUM, FULL or your own), got "
                          f"{type(budget).__name__}")
-    specs, tasks = table2_tasks(runs, budget, data, configurations)
+    specs, tasks = table2_tasks(runs, budget, data, configurations, engine.trains_on)
     header = provenance(budget, runs, specs, data)
     return run_sweep(run_one, tasks, out_path, header, sweep_identity(header, data=data.name), engine, restart,
                      progress, desc="point-cloud sweep")

@@ -1,0 +1,151 @@
+r"""Many seeds of one model trained as one batched ensemble.
+
+The models of an ensemble share their architecture and nothing else: model :math:`s` has its own
+initialisation :math:`\theta_s` and its own data stream. Their parameters are stacked along a
+leading ensemble axis (``torch.func.stack_module_state``), and one step evaluates every model on
+its own batch with ``torch.vmap`` over ``torch.func.functional_call``:
+
+.. math::
+    L(\theta_1, \dots, \theta_S) = \sum_s \ell_s(\theta_s), \qquad
+    \frac{\partial L}{\partial \theta_s} = \frac{\partial \ell_s}{\partial \theta_s}.
+
+Every model's gradient is its own. Gradient clipping is applied per model (the norm over
+:math:`\theta_s` alone), and Adam updates every weight separately, so the ensemble takes exactly
+the steps the models would take one by one, up to float rounding (``tests/test_ensemble.py``).
+A model whose loss diverges is reported as diverged; the others train on unaffected. On a GPU the
+ensemble's step is one CUDA graph (:class:`~setfuncs.steps.StepLoop`).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable, Sequence
+
+import torch
+from torch import Tensor, nn
+from torch.func import functional_call, stack_module_state, vmap
+
+from .population import check_population
+from .steps import StepLoop, TrainingLog, adam, device_name, resolve_device
+from .train import Batch
+
+__all__ = ["fit_ensemble", "clip_per_model"]
+
+
+def clip_per_model(grads: Sequence[Tensor], clip: float) -> None:
+    r"""Clip the gradient of every model of an ensemble to norm ``clip``, in place.
+
+    ``grads`` are stacked gradients ``[S, ...]``; model :math:`s`'s norm is
+    :math:`\lVert g_s \rVert = (\sum_p \lVert g_{p,s} \rVert^2)^{1/2}` over its parameters :math:`p`,
+    and its gradients are multiplied by :math:`\min(1, c / (\lVert g_s \rVert + 10^{-6}))`, the
+    factor :func:`torch.nn.utils.clip_grad_norm_` applies to a single model.
+    """
+    norms = torch.stack([g.flatten(1).norm(dim=1) for g in grads]).norm(dim=0)
+    factor = (clip / (norms + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.mul_(factor.view(-1, *[1] * (g.dim() - 1)))
+
+
+def _check_same_architecture(models: Sequence[nn.Module]) -> None:
+    if not models:
+        raise ValueError("fit_ensemble needs at least one model")
+    first = {name: (p.shape, p.dtype) for name, p in models[0].state_dict().items()}
+    for i, model in enumerate(models[1:], start=1):
+        other = {name: (p.shape, p.dtype) for name, p in model.state_dict().items()}
+        if type(model) is not type(models[0]) or other != first:
+            raise ValueError(f"models[{i}] differs from models[0] in its type or parameters; an ensemble "
+                             "trains copies of one architecture (build every model with the same arguments)")
+
+
+def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Batch]] | Callable[[], Batch],
+                 loss: Callable[[Tensor, Tensor], Tensor], steps: int, lr: float = 1e-3,
+                 weight_decay: float = 0.0, clip: float | None = None, progress: bool = True,
+                 desc: str = "ensemble", eps: float = 1e-8, milestones: Sequence[int] = (), gamma: float = 0.1,
+                 device: str | torch.device | None = None, graph: bool | None = None,
+                 read_every: int = 50) -> list[TrainingLog | FloatingPointError]:
+    """Train ``models`` (one architecture, any initialisations) together, model ``s`` on batches of
+    ``samples[s]``: what :func:`~setfuncs.train.fit` does to each, in one batched step.
+
+    Args:
+        models: the models, trained in place (moved to ``device``; in eval mode afterwards).
+        samples: one sampler per model (their batches must have equal shapes, and all or none a
+            mask), or one sampler of the stacked batches ``(x [S, B, N, D], y [S, ...], mask [S, B, N]
+            or None)``, model ``s`` training on slice ``s`` (a stream made in advance, on the device).
+        loss, steps, lr, weight_decay, clip, progress, desc, eps, milestones, gamma, device, graph,
+        read_every: as in :func:`~setfuncs.train.fit` (``clip`` per model, :func:`clip_per_model`).
+
+    Returns, per model, its losses (a :class:`~setfuncs.steps.TrainingLog`) or, for a model whose
+    loss became non-finite, the :class:`FloatingPointError` that :func:`~setfuncs.train.fit` would
+    have raised. Dropout draws its masks per model (``torch.vmap(randomness="different")``), so a
+    model with dropout does not repeat its one-by-one training exactly.
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be a positive int, got {steps}")
+    _check_same_architecture(models)
+    if not callable(samples) and len(samples) != len(models):
+        raise ValueError(f"fit_ensemble needs one sampler per model: {len(models)} models, {len(samples)} samplers")
+    target = resolve_device(device, models[0])
+    for model in models:
+        model.to(target).train()
+    params, buffers = stack_module_state(list(models))
+    base = copy.deepcopy(models[0]).to("meta")
+    parameters = list(params.values())
+    optimizer = adam(parameters, lr, weight_decay, eps, target)
+
+    def draw_stacked() -> Batch:
+        x, y, mask = samples()
+        if x.dim() != 4 or x.shape[0] != len(models) or y.shape[0] != len(models):
+            raise ValueError(f"fit_ensemble: a stacked sampler must return x [S={len(models)}, B, N, D] and y "
+                             f"[S, ...]; got x {tuple(x.shape)}, y {tuple(y.shape)}")
+        if mask is not None:
+            check_population(x.flatten(0, 1), mask.flatten(0, 1))  # one read: no empty population
+        return x, y, mask
+
+    def draw() -> Batch:
+        batches = [sample() for sample in samples]
+        for x, _, mask in batches:
+            if mask is not None:
+                check_population(x, mask)
+        masks = [mask for _, _, mask in batches]
+        if any(m is None for m in masks) and not all(m is None for m in masks):
+            raise ValueError("fit_ensemble: the samplers must all give a mask or all give None")
+        stack = lambda ts: torch.stack([t.to(target, non_blocking=True) for t in ts])  # noqa: E731
+        return (stack([b[0] for b in batches]), stack([b[1] for b in batches]),
+                None if masks[0] is None else stack(masks))
+
+    def one(p: dict, b: dict, x: Tensor, y: Tensor, mask: Tensor | None) -> Tensor:
+        return loss(functional_call(base, (p, b), (x, mask)), y)
+
+    def step(x: Tensor, y: Tensor, mask: Tensor | None) -> Tensor:
+        values = vmap(one, in_dims=(0, 0, 0, 0, None if mask is None else 0), randomness="different")(
+            params, buffers, x, y, mask)
+        values.sum().backward()
+        if clip is not None:
+            clip_per_model([p.grad for p in parameters], clip)
+        return values.detach()
+
+    errors: dict[int, FloatingPointError] = {}
+
+    def check(chunk: Tensor, first: int) -> bool:
+        for s in range(len(models)):
+            bad = (~torch.isfinite(chunk[:, s])).nonzero()
+            if s not in errors and len(bad):
+                at = int(bad[0, 0])
+                errors[s] = FloatingPointError(
+                    f"the loss became {float(chunk[at, s])} after {first + at} steps; "
+                    "lower the learning rate or enable gradient clipping")
+        return len(errors) == len(models)
+
+    loop = StepLoop(step, draw_stacked if callable(samples) else draw, optimizer, steps, lr, milestones, gamma, target, graph, read_every,
+                    sync_free_cpu=True)
+    losses, graphed = loop.run(progress, desc, check)
+    with torch.no_grad():
+        for s, model in enumerate(models):
+            for name, value in model.named_parameters():
+                value.copy_(params[name][s])
+            for name, value in model.named_buffers():
+                value.copy_(buffers[name][s])
+            model.eval()
+    name = device_name(target)
+    return [errors.get(s) or TrainingLog(losses[:, s].tolist(), name, graphed, loop.fallback)
+            for s in range(len(models))]
