@@ -132,9 +132,13 @@ class StepLoop:
     # -- one step -----------------------------------------------------------------------------
 
     def _set_lr(self, t: int) -> None:
-        factor = self.gamma ** sum(m <= t for m in self.milestones)
+        decays = sum(m <= t for m in self.milestones)
+        if t > 0 and decays == sum(m <= t - 1 for m in self.milestones):
+            return
+        value = self.lr
+        for _ in range(decays):  # gamma applied once per milestone, as MultiStepLR does
+            value *= self.gamma
         for group in self.optimizer.param_groups:
-            value = self.lr * factor
             if isinstance(group["lr"], Tensor):
                 group["lr"].fill_(value)
             else:

@@ -147,3 +147,26 @@ def test_run_ensemble_gives_the_records_of_run_one() -> None:
             assert record[key] == pytest.approx(alone[key], rel=1e-4)
     with pytest.raises(ValueError, match="same configuration"):
         circle.run_ensemble([args[0], ("plain/plain", "max", "max", 1, budget, False, "cpu")])
+
+
+def test_the_sweep_engine_trains_each_configuration_as_one_ensemble(tmp_path, monkeypatch) -> None:
+    """What a GPU sweep does, here on the CPU: the missing seeds of each configuration become one
+    task (run_ensemble), every seed is recorded, and a resumed sweep runs only the seeds it lacks."""
+    import json
+
+    from setfuncs.experiments.engine import Engine
+
+    monkeypatch.setattr(Engine, "ensembles", property(lambda self: True))
+    budget = circle.Budget("tiny", steps=6, batch=4, lr=1e-3, clip=1.0, hidden=4, equivariant_layers=1,
+                           recurrent_steps=2, test_size=8, test_population_sizes=(20,))
+    out = tmp_path / "c.json"
+    circle.sweep(2, budget, out, ["max/max", "r-lse/r-max"], Engine(jobs=1), progress=False)
+    first = json.loads(out.read_text())
+    assert first["complete"] and sorted((r["spec"], r["seed"]) for r in first["runs"]) == [
+        ("max/max", 0), ("max/max", 1), ("r-lse/r-max", 0), ("r-lse/r-max", 1)]
+    assert all(r["ensemble"]["size"] == 2 for r in first["runs"])
+    circle.sweep(3, budget, out, ["max/max", "r-lse/r-max"], Engine(jobs=1), progress=False)
+    second = json.loads(out.read_text())
+    added = [r for r in second["runs"] if r["seed"] == 2]
+    assert len(second["runs"]) == 6 and second["runs"][:4] == first["runs"]
+    assert len(added) == 2 and all(r["ensemble"]["size"] == 1 for r in added)

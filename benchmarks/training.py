@@ -1,0 +1,153 @@
+"""Model-steps per second of the training step: eager, CUDA-graphed, and a graphed ensemble of seeds.
+
+    python benchmarks/training.py                       # the GPU when there is one, else the CPU
+    OMP_NUM_THREADS=1 python benchmarks/training.py --device cpu --steps 3 --seeds 4
+
+Times the committed training loop itself (:func:`setfuncs.train.fit`,
+:func:`setfuncs.ensemble.fit_ensemble`) at the FULL budgets' shapes: the circle experiment (width
+128, batch 64, populations of 20, two equivariant layers, three reads) for max/max, r-max/r-max and
+r-lse/r-lse, and the point-cloud classifier (width 256, 1,000 particles, batch 64, three
+equivariant layers) for max/max and r-lse/r-lse. The data is made once on the device, as the
+sweeps' shared streams are, so the numbers are the step's own.
+
+A step's time is the *marginal* one: ``fit`` is run for ``w`` and for ``w + steps`` steps and the
+difference divided by ``steps``, which leaves out the warm-up, the capture and the compilation of
+the first steps. On a GPU: eager, graphed and an ensemble of ``--seeds`` models in one graph; on a
+CPU: eager and the ensemble. Ratios are against eager training of one model, in this run, on this
+device; a model-step is one gradient step of one model (an ensemble step of ``S`` models is ``S``
+model-steps). The last lines project the circle FULL sweep (36 configurations x 20 seeds x 20,000
+steps) from the measured ensemble rates, training only (no data, no evaluation): a projection,
+not a measurement (the sweep command's own wall time is in its results file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from typing import Callable
+
+import torch
+from torch import nn
+
+import setfuncs as sf
+from setfuncs.ensemble import fit_ensemble
+from setfuncs.experiments.circle import FULL as CIRCLE_FULL
+from setfuncs.experiments.pointcloud.budget import FULL as CLOUD_FULL
+from setfuncs.experiments.pointcloud.model import PointCloudClassifier
+from setfuncs.steps import resolve_device
+from setfuncs.train import fit
+
+CIRCLE_SPECS = ["max/max", "r-max/r-max", "r-lse/r-lse"]
+CLOUD_SPECS = ["max/max", "r-lse/r-lse"]
+CLASSES = 40
+
+
+def circle_model(spec: str) -> nn.Module:
+    b = CIRCLE_FULL
+    return sf.DeepSet(2, 3, spec, hidden=b.hidden, equivariant_layers=b.equivariant_layers, steps=b.recurrent_steps)
+
+
+def cloud_model(spec: str) -> nn.Module:
+    b = CLOUD_FULL
+    return PointCloudClassifier(CLASSES, spec, hidden=b.hidden, equivariant_layers=b.equivariant_layers,
+                                dropout=b.dropout, steps=b.recurrent_steps)
+
+
+def circle_batch(device: torch.device, g: torch.Generator) -> tuple:
+    return (torch.randn(CIRCLE_FULL.batch, 20, 2, generator=g).to(device),
+            torch.randn(CIRCLE_FULL.batch, 3, generator=g).to(device), None)
+
+
+def cloud_batch(device: torch.device, g: torch.Generator) -> tuple:
+    return (torch.randn(CLOUD_FULL.batch, CLOUD_FULL.points, 3, generator=g).to(device),
+            torch.randint(CLASSES, (CLOUD_FULL.batch,), generator=g).to(device), None)
+
+
+def synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def marginal_seconds(train: Callable[[int], object], warm: int, steps: int, device: torch.device) -> float:
+    """Seconds per step: ``(T(warm + steps) - T(warm)) / steps`` of the training call ``train(n)``,
+    after one untimed call (imports, allocator, kernel caches)."""
+    train(warm)
+    times = []
+    for n in (warm, warm + steps):
+        synchronize(device)
+        start = time.perf_counter()
+        train(n)
+        synchronize(device)
+        times.append(time.perf_counter() - start)
+    if times[1] <= times[0]:
+        raise RuntimeError(f"{steps} more steps took no longer than {warm} ({times}); pass a larger --steps")
+    return (times[1] - times[0]) / steps
+
+
+def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, spec: str, mode: str,
+            device: torch.device, warm: int, steps: int, seeds: int) -> float:
+    """Model-steps per second of one spec in one mode (``eager``, ``graphed`` or ``ensemble``)."""
+    g = torch.Generator().manual_seed(0)
+    data = [batch(device, g) for _ in range(4)]
+
+    if mode == "ensemble":
+        stacked = tuple(None if data[0][i] is None else torch.stack([d[i] for d in data[:1]] * seeds)
+                        for i in range(3))
+
+        def train(n: int) -> None:
+            torch.manual_seed(0)
+            models = [make(spec) for _ in range(seeds)]
+            fit_ensemble(models, lambda: stacked, loss, n, clip=1.0, progress=False, device=device)
+        return seeds / marginal_seconds(train, warm, steps, device)
+
+    def train(n: int) -> None:
+        torch.manual_seed(0)
+        cycle = iter(range(10**9))
+        fit(make(spec), lambda: data[next(cycle) % len(data)], loss, n, clip=1.0, progress=False, device=device,
+            graph=(mode == "graphed"))
+    return 1.0 / marginal_seconds(train, warm, steps, device)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto (default)")
+    parser.add_argument("--steps", type=int, default=None,
+                        help="timed steps (default: 200 on a GPU, 20 on a CPU; a fifth of it for point clouds on a CPU)")
+    parser.add_argument("--seeds", type=int, default=20, help="models in the ensemble (default: 20)")
+    parser.add_argument("--only", choices=["circle", "pointcloud"], default=None)
+    args = parser.parse_args()
+    device = resolve_device(args.device)
+    gpu = device.type == "cuda"
+    steps = args.steps or (200 if gpu else 20)
+    warm = 10 if gpu else 2
+    modes = ["eager", "graphed", "ensemble"] if gpu else ["eager", "ensemble"]
+    name = torch.cuda.get_device_name(device) if gpu else f"{platform.processor() or 'CPU'}, {torch.get_num_threads()} thread(s)"
+    print(f"device: {name}; torch {torch.__version__}; {steps} timed steps after {warm}; ensemble of {args.seeds}")
+    experiments = [("circle FULL", circle_model, circle_batch, nn.functional.mse_loss, CIRCLE_SPECS),
+                   ("point clouds FULL", cloud_model, cloud_batch, nn.functional.cross_entropy, CLOUD_SPECS)]
+    rates: dict[tuple[str, str], float] = {}
+    for title, make, batch, loss, specs in experiments:
+        if args.only and not title.startswith(args.only.replace("pointcloud", "point")):
+            continue
+        print(f"\n{title}: model-steps per second (ms per step of one model), ratio to eager")
+        for spec in specs:
+            cells = []
+            for mode in modes:
+                n = steps if (gpu or title.startswith("circle")) else max(1, steps // 5)
+                rate = measure(make, batch, loss, spec, mode, device, warm, n, args.seeds)
+                rates[(title, spec, mode)] = rate
+                base = rates[(title, spec, "eager")]
+                cells.append(f"{mode} {rate:9.1f}/s ({1e3 / rate:7.3f} ms) x{rate / base:5.2f}")
+            print(f"  {spec:<12} " + " | ".join(cells))
+    circle = {spec: rates.get(("circle FULL", spec, "ensemble")) for spec in CIRCLE_SPECS}
+    if all(circle.values()):
+        runs = 20 * CIRCLE_FULL.steps
+        low, high = min(circle.values()), max(circle.values())
+        print(f"\nprojection, training only: 36 configurations x 20 seeds x {CIRCLE_FULL.steps} steps at the "
+              f"measured ensemble rates: {36 * runs / high / 3600:.2f} h if every configuration ran as fast "
+              f"as the fastest spec above, {36 * runs / low / 3600:.2f} h as slow as the slowest")
+
+
+if __name__ == "__main__":
+    main()
