@@ -18,6 +18,8 @@ from hypothesis.extra.numpy import arrays
 from setfuncs.experiments.circle import (batched, circle_of, min_enclosing_circle,
                                          min_enclosing_circles, min_enclosing_circles_bruteforce,
                                          welzl_trace)
+from setfuncs.experiments.circle.batched_torch import min_enclosing_circles_torch
+from setfuncs.experiments.circle.data import sample_populations
 from setfuncs.experiments.circle.welzl import RTOL
 
 Disk = tuple[np.ndarray, float]
@@ -32,12 +34,19 @@ def fast(points: np.ndarray) -> Disk:
     return centers[0], float(radii[0])
 
 
+def on_torch(points: np.ndarray) -> Disk:
+    """The torch port (what labels the training streams on a GPU), run here on the CPU."""
+    centers, radii = min_enclosing_circles_torch(torch.as_tensor(points, dtype=torch.float64)[None])
+    return centers[0].numpy(), float(radii[0])
+
+
 def brute(points: np.ndarray) -> Disk:
     centers, radii = min_enclosing_circles_bruteforce(points[None])
     return centers[0], float(radii[0])
 
 
-SOLVERS: dict[str, Callable[[np.ndarray], Disk]] = {"welzl": welzl, "batched": fast, "bruteforce": brute}
+SOLVERS: dict[str, Callable[[np.ndarray], Disk]] = {"welzl": welzl, "batched": fast, "torch": on_torch,
+                                                    "bruteforce": brute}
 every_solver = pytest.mark.parametrize("solve", SOLVERS.values(), ids=SOLVERS.keys())
 
 
@@ -224,3 +233,17 @@ def test_welzl_trace_steps() -> None:
 def test_bad_input(solve, points, match) -> None:
     with pytest.raises(ValueError, match=match):
         solve(points)
+
+
+def test_the_torch_solver_labels_a_training_stream_as_numpy_does() -> None:
+    """20,000 training populations: the float32 labels of the torch solver are the numpy solver's."""
+    x = sample_populations(20_000, 20, torch.Generator().manual_seed(5))
+    numpy_centers, numpy_radii = min_enclosing_circles(x)
+    torch_centers, torch_radii = min_enclosing_circles_torch(x, chunk=3000)
+    assert torch_centers.dtype == torch.float32
+    torch.testing.assert_close(torch_centers, numpy_centers, rtol=0, atol=1e-6)
+    torch.testing.assert_close(torch_radii, numpy_radii, rtol=1e-6, atol=0)
+    with pytest.raises(ValueError, match="must be finite"):
+        min_enclosing_circles_torch(torch.full((1, 3, 2), float("nan")))
+    with pytest.raises(ValueError, match=r"\[B, N, 2\]"):
+        min_enclosing_circles_torch(torch.zeros(3, 2))

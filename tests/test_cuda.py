@@ -127,3 +127,10 @@ def test_the_circle_sweep_trains_ensembles_on_the_gpu(tmp_path: Path) -> None:
         setting = {"max/max": "plain/plain", "r-lse/r-lse": "recurrent/recurrent"}[run["spec"]]
         cpu = circle.run_one(setting, run["equivariant"], run["final"], run["seed"], budget)
         assert run["mse"] == pytest.approx(cpu["mse"], rel=1e-3)
+
+
+def test_a_stream_labelled_on_the_gpu_has_the_cpu_labels() -> None:
+    from setfuncs.experiments.circle.stream import labels, training_populations
+
+    x = training_populations(0, 50, 64)
+    torch.testing.assert_close(labels(x.cuda()).cpu(), labels(x), rtol=1e-6, atol=1e-6)

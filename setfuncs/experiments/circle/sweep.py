@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -200,9 +201,11 @@ def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     seeds = [args[3] for args in tasks]
     if any(args[:3] != (setting, equivariant, final) or args[4:] != (budget, progress, device) for args in tasks):
         raise ValueError("run_ensemble: every task must be the same configuration, budget and device")
-    start = time.perf_counter()
-    trained = train_ensemble(setting, equivariant, final, seeds, budget, progress, device)
-    seconds = time.perf_counter() - start
+    with ThreadPoolExecutor(max_workers=1) as pool:   # the test sets' labels, beside the training
+        pool.submit(lambda: [test_set(budget.test_size, n, TEST_SEED) for n in budget.test_population_sizes])
+        start = time.perf_counter()
+        trained = train_ensemble(setting, equivariant, final, seeds, budget, progress, device)
+        seconds = time.perf_counter() - start
     records = []
     for seed, (model, losses) in zip(seeds, trained):
         record = {**_record(setting, equivariant, final, seed), "train_seconds": seconds / len(seeds),
