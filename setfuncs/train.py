@@ -27,7 +27,7 @@ from torch import Tensor, nn
 from .population import check_population
 from .steps import StepLoop, TrainingLog, adam, device_name, resolve_device
 
-__all__ = ["Batch", "TrainingLog", "fit", "evaluate", "resolve_device"]
+__all__ = ["Batch", "fit", "evaluate"]
 
 Batch = tuple[Tensor, Tensor, "Tensor | None"]
 
