@@ -71,8 +71,9 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
         samples: one sampler per model (their batches must have equal shapes, and all or none a
             mask), or one sampler of the stacked batches ``(x [S, B, N, D], y [S, ...], mask [S, B, N]
             or None)``, model ``s`` training on slice ``s`` (a stream made in advance, on the device).
-        loss, steps, lr, weight_decay, clip, progress, desc, eps, milestones, gamma, device, graph,
-        read_every: as in :func:`~setfuncs.train.fit` (``clip`` per model, :func:`clip_per_model`).
+
+    The other arguments are those of :func:`~setfuncs.train.fit`; ``clip`` applies per model
+    (:func:`clip_per_model`).
 
     Returns, per model, its losses (a :class:`~setfuncs.steps.TrainingLog`) or, for a model whose
     loss became non-finite, the :class:`FloatingPointError` that :func:`~setfuncs.train.fit` would

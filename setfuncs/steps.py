@@ -27,7 +27,7 @@ from .population import SyncRequired, sync_free
 
 __all__ = ["TrainingLog", "StepLoop", "adam", "resolve_device", "device_name", "WARMUP_STEPS"]
 
-#: Eager steps before a CUDA-graph capture (they train: they are the first steps of the run).
+#: Eager steps before a CUDA-graph capture; they train, as the first steps of the run.
 WARMUP_STEPS = 3
 
 Draw = Callable[[], tuple[Tensor, Tensor, "Tensor | None"]]

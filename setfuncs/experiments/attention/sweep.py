@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from setfuncs.model import parameter_count
+from setfuncs.steps import device_name, resolve_device
 
 from ..engine import Engine, run_sweep
 from ..provenance import sweep_identity, sweep_provenance
@@ -117,7 +118,8 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     ``spread_ratio`` and ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` of the
     first box's centre against the centre of the true boxes, canvases with a digit),
     ``count_baseline`` (the share of the most frequent true count), ``failed`` (collapsed, or
-    counting no better than always guessing the most frequent count) and ``error`` (None, or the
+    counting no better than always guessing the most frequent count), ``training`` (the device; the
+    attention runs train eagerly, their latents drawn anew at every step) and ``error`` (None, or the
     message of a diverged training).
     """
     if spec not in SPECS:
@@ -132,10 +134,12 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
                 "train_seconds": time.perf_counter() - start, "seconds_per_step": None, "initial_train_loss": None,
                 "final_train_loss": None, "eval_seconds": None, "evaluation": None, "elbo_gains": None,
                 "elbo": None, "count_accuracy": None, "box_iou": None, "spread_ratio": None, "collapsed": None,
-                "count_baseline": None, "failed": True, "error": str(err)}
+                "count_baseline": None, "failed": True, "training": None, "error": str(err)}
     train_seconds = time.perf_counter() - start
     model.cpu()
     record.update(parameters=parameter_count(model), localiser_parameters=parameter_count(model.localiser),
+                  training={"device": device_name(resolve_device(device)), "graphed_steps": 0,
+                            "graph_fallback": None},
                   train_seconds=train_seconds, seconds_per_step=train_seconds / budget.steps,
                   initial_train_loss=float(np.mean(losses[:20])), final_train_loss=float(np.mean(losses[-50:])))
     start = time.perf_counter()
