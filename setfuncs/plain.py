@@ -177,6 +177,22 @@ class LogSumExp(Aggregation):
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
         return _LogSumExp.apply(x, None if mask is None else mask.unsqueeze(-1))
 
+    def weighted(self, x: Tensor, weights: Tensor, mask: Tensor | None) -> Tensor:
+        r""":math:`\operatorname{L\Sigma E}(\{w_i x_i\})` over the real particles.
+
+        The product :math:`w_i x_i` is this call's own temporary, so its padding is set to
+        :math:`-\infty` in place and outside autograd: the logsumexp's backward pass gives exactly
+        0 there (:math:`e^{-\infty}`), which is the true gradient of a padded particle, so the fill
+        needs no backward pass of its own, and no copy in either pass. ``x`` must be finite on
+        padding (the learnable reads pass it through :func:`finite_padding`), as ``0 \cdot x``
+        enters the weights' gradient.
+        """
+        z = weights.unsqueeze(-1) * x
+        if mask is not None:
+            with torch.no_grad():
+                z.masked_fill_(~mask.unsqueeze(-1), -math.inf)
+        return _LogSumExp.apply(z, None)
+
 
 class _LogSumExp(torch.autograd.Function):
     r"""Logsumexp over the particles of ``x: [B, N, D]``, padding (``keep`` False) at :math:`-\infty`,

@@ -64,3 +64,30 @@ def test_log_weighting_is_refused_where_it_has_no_meaning() -> None:
         sf.aggregation("q-lse", features=4, weighting="log", normalize="identity")
     with pytest.raises(ValueError, match="unknown weighting"):
         sf.aggregation("q-lse", features=4, weighting="add")
+
+
+@pytest.mark.parametrize("reduce", sorted(sf.learnable.REDUCES))
+@pytest.mark.parametrize("masked", [False, True], ids=["dense", "masked"])
+def test_weighted_is_the_reduce_of_the_weighted_particles(reduce: str, masked: bool) -> None:
+    """Every reduce's weighted form (a matrix product for sum and mean, an in-place filled product for
+    logsumexp) has the value and the gradients of reduce({w_i x_i}); padding holds finite junk."""
+    torch.manual_seed(0)
+    x = torch.randn(3, 6, 4, dtype=torch.float64) * 3
+    mask = torch.tensor([[True] * 6, [True, True, False, True, False, False], [False, True] + [False] * 4])
+    mask = mask if masked else None
+    weights = torch.rand(3, 6, dtype=torch.float64)
+    weights = weights if mask is None else weights * mask
+    aggregation = sf.learnable.REDUCES[reduce]()
+    results = []
+    for compute in (lambda a, w: aggregation.weighted(a, w, mask), lambda a, w: aggregation.reduce(w[..., None] * a, mask)):
+        a, w = x.clone().requires_grad_(), weights.clone().requires_grad_()
+        out = compute(a, w)
+        out.backward(torch.ones_like(out))
+        results.append((out.detach(), a.grad, w.grad))
+    (out, x_grad, w_grad), (out_ref, x_grad_ref, w_grad_ref) = results
+    torch.testing.assert_close(out, out_ref)
+    torch.testing.assert_close(x_grad, x_grad_ref)
+    # the weights of padded particles are 0 by contract and come from normalize, whose backward pass
+    # zeroes their gradient; only the real particles' weights have a gradient to compare
+    real = torch.ones_like(weights, dtype=torch.bool) if mask is None else mask
+    torch.testing.assert_close(w_grad[real], w_grad_ref[real])
