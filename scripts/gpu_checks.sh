@@ -20,7 +20,7 @@ start=$(date +%s)
 $PY benchmarks/training.py --steps "${BENCH_STEPS:-100}" 2>&1 | tee "$OUT/benchmark.txt"
 echo "benchmark: $(( $(date +%s) - start )) s" | tee -a "$OUT/benchmark.txt"
 start=$(date +%s)
-timeout "${SWEEP_SECONDS:-300}" $PY -m setfuncs.experiments.circle sweep --budget full --runs 20 \
+timeout "${SWEEP_SECONDS:-420}" $PY -m setfuncs.experiments.circle sweep --budget full --runs 20 \
     --configurations max/max r-lse/r-lse --device cuda --jobs 1 --out "$OUT/circle-full-gpu.json" --no-progress \
     2>&1 | tee "$OUT/sweep.txt"
 echo "sweep command: exit ${PIPESTATUS[0]}, $(( $(date +%s) - start )) s wall" | tee -a "$OUT/sweep.txt"
