@@ -25,7 +25,7 @@ import torch
 from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 
-from .population import check_population
+from .population import SyncRequired, check_population
 from .steps import StepLoop, TrainingLog, adam, device_name, resolve_device
 from .train import Batch
 
@@ -139,7 +139,11 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
 
     loop = StepLoop(step, draw_stacked if callable(samples) else draw, optimizer, steps, lr, milestones, gamma, target, graph, read_every,
                     sync_free_cpu=True)
-    losses, graphed = loop.run(progress, desc, check)
+    try:
+        losses, graphed = loop.run(progress, desc, check)
+    except SyncRequired as err:
+        raise ValueError(f"fit_ensemble cannot train this model: {err}. torch.vmap allows no reads of "
+                         "tensor values; train each seed with setfuncs.train.fit instead") from err
     with torch.no_grad():
         for s, model in enumerate(models):
             for name, value in model.named_parameters():

@@ -97,6 +97,9 @@ def test_the_ensemble_refuses_mismatched_models_and_samplers() -> None:
     with pytest.raises(ValueError, match="one sampler per model"):
         fit_ensemble([build("max/max", 0), build("max/max", 1)], [sampler(0, False)], nn.functional.mse_loss, 2,
                      progress=False)
+    with pytest.raises(ValueError, match="train each seed with setfuncs.train.fit"):
+        fit_ensemble([sf.DeepSet(2, 3, "max/pmean(2)", hidden=4) for _ in range(2)], [sampler(0, False)] * 2,
+                     nn.functional.mse_loss, 2, progress=False)
     with pytest.raises(ValueError, match="all give a mask or all give None"):
         fit_ensemble([build("max/max", 0), build("max/max", 1)], [sampler(0, False), sampler(1, True)],
                      nn.functional.mse_loss, 2, progress=False)
