@@ -26,7 +26,7 @@ from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 
 from .population import SyncRequired, check_population
-from .steps import StepLoop, TrainingLog, adam, device_name, resolve_device
+from .steps import StepLoop, TrainingLog, adam, device_name, divergence, resolve_device
 from .train import Batch
 
 __all__ = ["fit_ensemble", "clip_per_model"]
@@ -129,12 +129,8 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
 
     def check(chunk: Tensor, first: int) -> bool:
         for s in range(len(models)):
-            bad = (~torch.isfinite(chunk[:, s])).nonzero()
-            if s not in errors and len(bad):
-                at = int(bad[0, 0])
-                errors[s] = FloatingPointError(
-                    f"the loss became {float(chunk[at, s])} after {first + at} steps; "
-                    "lower the learning rate or enable gradient clipping")
+            if s not in errors and (error := divergence(chunk[:, s], first)) is not None:
+                errors[s] = error
         return len(errors) == len(models)
 
     loop = StepLoop(step, draw_stacked if callable(samples) else draw, optimizer, steps, lr, milestones, gamma, target, graph, read_every,

@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 
 from .population import SyncRequired, sync_free
 
-__all__ = ["TrainingLog", "StepLoop", "adam", "resolve_device", "device_name", "WARMUP_STEPS"]
+__all__ = ["TrainingLog", "StepLoop", "adam", "resolve_device", "device_name", "divergence", "WARMUP_STEPS"]
 
 #: Eager steps before a CUDA-graph capture; they train, as the first steps of the run.
 WARMUP_STEPS = 3
@@ -80,6 +80,17 @@ def device_name(device: torch.device) -> str:
     return torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
 
 
+def divergence(losses: Tensor, first: int) -> FloatingPointError | None:
+    """The error for the first non-finite value of ``losses`` (the losses of steps ``first, first + 1,
+    ...``), naming its step, or None when all are finite."""
+    bad = (~torch.isfinite(losses)).nonzero()
+    if not len(bad):
+        return None
+    at = int(bad[0, 0])
+    return FloatingPointError(f"the loss became {float(losses[at])} after {first + at} steps; "
+                              "lower the learning rate or enable gradient clipping")
+
+
 def adam(parameters: Sequence[Tensor], lr: float, weight_decay: float, eps: float,
          device: torch.device) -> torch.optim.Adam:
     """Adam as the loop needs it: on a GPU ``capturable`` with the learning rate in a device tensor
@@ -132,11 +143,10 @@ class StepLoop:
     # -- one step -----------------------------------------------------------------------------
 
     def _set_lr(self, t: int) -> None:
-        decays = sum(m <= t for m in self.milestones)
-        if t > 0 and decays == sum(m <= t - 1 for m in self.milestones):
+        if t > 0 and t not in self.milestones:   # the rate changes only at a milestone
             return
         value = self.lr
-        for _ in range(decays):  # gamma applied once per milestone, as MultiStepLR does
+        for _ in range(sum(m <= t for m in self.milestones)):  # once per milestone, as MultiStepLR does
             value *= self.gamma
         for group in self.optimizer.param_groups:
             if isinstance(group["lr"], Tensor):

@@ -25,7 +25,7 @@ import torch
 from torch import Tensor, nn
 
 from .population import check_population
-from .steps import StepLoop, TrainingLog, adam, device_name, resolve_device
+from .steps import StepLoop, TrainingLog, adam, device_name, divergence, resolve_device
 
 __all__ = ["Batch", "fit", "evaluate"]
 
@@ -87,11 +87,9 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
         return value.detach()
 
     def check(chunk: Tensor, first: int) -> bool:
-        bad = (~torch.isfinite(chunk)).nonzero()
-        if len(bad):
-            at = int(bad[0, 0])
-            raise FloatingPointError(f"the loss became {float(chunk[at])} after {first + at} steps; "
-                                     "lower the learning rate or enable gradient clipping")
+        error = divergence(chunk, first)
+        if error is not None:
+            raise error
         return False
 
     model.train()

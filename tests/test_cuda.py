@@ -22,6 +22,8 @@ from setfuncs.experiments.engine import Engine
 from setfuncs.steps import WARMUP_STEPS
 from setfuncs.train import fit
 
+import batches  # tests/batches.py
+
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="needs a CUDA GPU (CI has none; run pytest tests/test_cuda.py on a GPU machine)")
 
@@ -30,15 +32,7 @@ STEPS = 40
 
 
 def sampler(seed: int, masked: bool = False, sizes: tuple[int, ...] = (20,)):
-    generator = torch.Generator().manual_seed(seed)
-    calls = iter(range(10**9))
-
-    def sample():
-        n = sizes[min(next(calls) // 20, len(sizes) - 1)]
-        x = torch.randn(16, n, 2, generator=generator)
-        mask = torch.arange(n)[None] < torch.randint(1, n + 1, (16,), generator=generator)[:, None] if masked else None
-        return x, torch.randn(16, 3, generator=generator), mask
-    return sample
+    return batches.sampler(seed, 16, sizes, masked)
 
 
 def train(spec: str, seed: int, graph: bool | None, device: str = "cuda", masked: bool = False):

@@ -18,6 +18,8 @@ from setfuncs.population import SyncRequired, sync_free
 from setfuncs.steps import TrainingLog, resolve_device
 from setfuncs.train import fit
 
+import batches  # tests/batches.py
+
 SPECS = ["max/max", "lse/r-lse", "r-lme/mean", "sum/quantile(0.5)"]
 
 
@@ -43,15 +45,7 @@ def reference_fit(model: nn.Module, sample, loss, steps: int, lr: float, clip: f
 
 
 def sampler(seed: int, masked: bool):
-    generator = torch.Generator().manual_seed(seed)
-
-    def sample():
-        x = torch.randn(8, 6, 2, generator=generator)
-        mask = None
-        if masked:
-            mask = torch.arange(6)[None] < torch.randint(1, 7, (8,), generator=generator)[:, None]
-        return x, torch.randn(8, 3, generator=generator), mask
-    return sample
+    return batches.sampler(seed, 8, 6, masked)
 
 
 @pytest.mark.parametrize("masked", [False, True], ids=["dense", "masked"])

@@ -17,6 +17,8 @@ from setfuncs.experiments.sweeps import TRAIN_SEED
 from setfuncs.learnable import lstm_cell
 from setfuncs.train import fit
 
+import batches  # tests/batches.py
+
 #: Plain and learnable aggregations in every position; the log-semiring reduces use the custom
 #: logsumexp backward, which vmap batches through its generated rule.
 SPECS = ["max/max", "mean/lse", "lme/r-max", "r-lse/r-lse", "r-mean/sum", "median/rpw"]
@@ -24,15 +26,7 @@ STEPS = 12
 
 
 def sampler(seed: int, masked: bool):
-    generator = torch.Generator().manual_seed(seed)
-
-    def sample():
-        x = torch.randn(6, 7, 2, generator=generator)
-        mask = None
-        if masked:
-            mask = torch.arange(7)[None] < torch.randint(1, 8, (6,), generator=generator)[:, None]
-        return x, torch.randn(6, 3, generator=generator), mask
-    return sample
+    return batches.sampler(seed, 6, 7, masked)
 
 
 def build(spec: str, seed: int) -> sf.DeepSet:

@@ -23,7 +23,7 @@ from setfuncs.train import Batch, fit
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget",
            "paper_configurations", "lme_configurations", "all_configurations", "in_variant", "spec_of",
-           "make_deep_set", "train_configuration", "train_ensemble", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
+           "make_deep_set", "train_configuration", "train_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -151,10 +151,11 @@ def train_configuration(setting: str, equivariant: str, final: str, seed: int, b
     return model, losses
 
 
-def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int], budget: TrainingBudget,
-                   head_bias: Sequence[float], samplers: Sequence[Callable[[], Batch]] | Callable[[], Batch],
-                   loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True, device: str = "cpu"
-                   ) -> list[tuple[DeepSet, TrainingLog | FloatingPointError]]:
+def train_configuration_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int],
+                                 budget: TrainingBudget, head_bias: Sequence[float],
+                                 samplers: Sequence[Callable[[], Batch]] | Callable[[], Batch],
+                                 loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True,
+                                 device: str = "cpu") -> list[tuple[DeepSet, TrainingLog | FloatingPointError]]:
     """Train one configuration with several seeds as one ensemble (:func:`~setfuncs.ensemble.fit_ensemble`):
     per seed, the model (in eval mode, on ``device``) and its losses, or the error of a diverged run.
 

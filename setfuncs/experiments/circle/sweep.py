@@ -49,13 +49,13 @@ from torch import Tensor
 
 import setfuncs as sf
 from setfuncs.model import HEAD_SCALE
+from setfuncs.steps import TrainingLog
 
 from ..collapse import COLLAPSE_RATIO, collapse_record
 from ..engine import Engine, run_sweep
 from ..provenance import sweep_identity, sweep_provenance
 from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, spec_of,
-                      train_configuration)
-from ..sweeps import train_ensemble as train_configuration_ensemble
+                      train_configuration, train_configuration_ensemble)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mean, test_set
 from .stream import ensemble_stream, stacked_sampler
 
@@ -119,7 +119,7 @@ def circle_errors(prediction: Tensor, y: Tensor) -> dict[str, float]:
 
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-                progress: bool = True, device: str = "cpu") -> tuple[sf.DeepSet, list[float]]:
+                progress: bool = True, device: str = "cpu") -> tuple[sf.DeepSet, TrainingLog]:
     """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
     on fresh circle populations) on ``device``: the model (in eval mode, on ``device``) and its loss at
     every step (a :class:`~setfuncs.steps.TrainingLog`)."""
@@ -132,9 +132,9 @@ def train_model(setting: str, equivariant: str, final: str, seed: int, budget: B
 
 def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int], budget: Budget,
                    progress: bool = False, device: str = "cpu"
-                   ) -> list[tuple[sf.DeepSet, list[float] | FloatingPointError]]:
+                   ) -> list[tuple[sf.DeepSet, TrainingLog | FloatingPointError]]:
     """Train one configuration with ``seeds`` as one ensemble on ``device``
-    (:func:`~setfuncs.experiments.sweeps.train_ensemble`): per seed, what :func:`train_model` gives
+    (:func:`~setfuncs.experiments.sweeps.train_configuration_ensemble`): per seed, what :func:`train_model` gives
     (or the error of a diverged run). The seeds' training streams are made once per process and
     shared by every configuration (:mod:`~setfuncs.experiments.circle.stream`)."""
     x, y = ensemble_stream(tuple(seeds), budget.steps, budget.batch, str(device))
@@ -142,11 +142,11 @@ def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[i
                                         stacked_sampler(x, y), circle_loss, progress, device)
 
 
-def evaluate_run(record: dict, model: sf.DeepSet, losses: list[float], budget: Budget) -> dict:
+def evaluate_run(record: dict, model: sf.DeepSet, losses: TrainingLog, budget: Budget) -> dict:
     """Complete ``record`` (spec, seed, ``train_seconds``) with the metrics of a trained ``model``,
     on the model's device; the keys of :func:`run_one`."""
     record["final_train_loss"] = float(np.mean(losses[-50:]))
-    record["training"] = losses.describe() if hasattr(losses, "describe") else None
+    record["training"] = losses.describe()
     device = next(model.parameters()).device
     by_size = {}
     with torch.no_grad():
