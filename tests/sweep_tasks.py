@@ -44,3 +44,9 @@ def always_dies(spec: str, seed: int) -> dict:
     if spec == "die":
         os.kill(os.getpid(), signal.SIGKILL)
     return record(spec, seed)
+
+
+def slow_for(spec: str, seed: int, slow_spec: str, seconds: float) -> dict:
+    """A run that takes ``seconds`` for the spec ``slow_spec`` and a few milliseconds for the others."""
+    time.sleep(seconds if spec == slow_spec else 0.01)
+    return record(spec, seed)

@@ -47,6 +47,10 @@ __all__ = ["Engine", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "
 
 #: How often a local cluster reruns a run whose worker died before recording it as failed.
 ALLOWED_WORKER_DEATHS = 2
+#: Tasks in flight per worker thread (:func:`_window`): one running and one waiting, so a worker
+#: never idles between runs and the runs start in the tasks' order.
+IN_FLIGHT_PER_THREAD = 2
+
 #: What ``--device`` accepts.
 DEVICES = re.compile(r"cpu|auto|cuda(:\d+)?")
 
@@ -164,6 +168,15 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _window(client: Any) -> int:
+    """How many tasks are submitted at a time: :data:`IN_FLIGHT_PER_THREAD` per worker thread the
+    cluster has now (at least one). The next task is submitted as one finishes, so runs start in the
+    order of the tasks: Dask assigns submitted tasks to workers at once and an idle worker steals
+    the cheap ones, so a sweep submitted whole ran the fast configurations of every seed before the
+    slow ones of the first."""
+    return max(1, IN_FLIGHT_PER_THREAD * sum(client.nthreads().values()))
+
+
 def _failure(task: Task, future: Any) -> dict:
     """The record of a run that raised, or whose workers kept dying."""
     from distributed import KilledWorker
@@ -276,19 +289,32 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
                 groups: dict[str, list[Task]] = {}
                 for task in todo:
                     groups.setdefault(task.spec, []).append(task)
-                futures = {client.submit(_run_group, run_many, [t.args for t in group], pure=False,
-                                         key=f"ensemble {spec} {time.time_ns()}",
-                                         priority=len(groups) - i): group
-                           for i, (spec, group) in enumerate(groups.items())}
+                queue = [(run_many, _run_group, [t.args for t in group], f"ensemble {spec}", group)
+                         for spec, group in groups.items()]
             else:
-                futures = {client.submit(_run_task, run_one, task.args, pure=False,
-                                         key=f"run {task.spec} seed {task.seed} {time.time_ns()}",
-                                         priority=len(todo) - i): [task] for i, task in enumerate(todo)}
+                queue = [(run_one, _run_task, task.args, f"run {task.spec} seed {task.seed}", [task])
+                         for task in todo]
+            queue.reverse()                          # pop() takes the next one in order
+            futures: dict[Any, list[Task]] = {}
+
+            pending = as_completed()
+
+            def top_up() -> None:
+                """Submit the next tasks in order until the window is full (workers may have joined)."""
+                window = _window(client)
+                while queue and len(futures) < window:
+                    function, wrapper, args, name, group = queue.pop()
+                    future = client.submit(wrapper, function, args, pure=False, key=f"{name} {time.time_ns()}")
+                    futures[future] = group
+                    pending.add(future)
+
+            top_up()
             bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run",
                        disable=not progress)
             try:
-                for future in as_completed(futures):
-                    group = futures[future]
+                for future in pending:
+                    group = futures.pop(future)
+                    top_up()
                     records = (future.result() if future.status == "finished"
                                else [_failure(task, future) for task in group])
                     for record in records:
