@@ -8,7 +8,7 @@ import pytest
 
 import setfuncs as sf
 from setfuncs.experiments.attention import IMAGE, attention_findings, variant_specs
-from setfuncs.experiments.circle import circle_findings
+from setfuncs.experiments.circle import circle_findings, lme_against_lse
 from setfuncs.experiments.findings import Finding, bootstrap, combine, format_findings, verdict
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
@@ -81,6 +81,38 @@ def test_circle_findings_leave_out_collapsed_runs() -> None:
         if run["setting"] == "plain/plain":
             run.update(mse=1e-6, collapsed=True) if run["seed"] == 0 else None
     assert circle_findings(results, resamples=50)[0].verdict == "reproduced"
+
+
+def scaled_lme(results: dict, factor: float) -> dict:
+    """The runs with every log-mean-exp configuration's MSE multiplied by ``factor``."""
+    for run in results["runs"]:
+        if "lme" in (run["equivariant"], run["final"]):
+            run["mse"] *= factor
+    return results
+
+
+@pytest.mark.parametrize("factor, better", [(0.5, "log-mean-exp"), (2.0, "LSE"), (1.0, "undecided")])
+def test_lme_against_lse_pairs_every_lse_configuration_with_its_twin(factor: float, better: str) -> None:
+    rows, pooled = lme_against_lse(scaled_lme(circle_runs(dict.fromkeys(SETTINGS, 1.0), noise=0.1), factor),
+                                   resamples=200)
+    assert len(rows) == pooled["pairs"] == 20
+    assert all(row["twin"] == row["spec"].replace("lse", "lme") and "lse" in row["spec"] for row in rows)
+    assert pooled["better"] == better and pooled["low"] <= pooled["log_gain"] <= pooled["high"]
+    if factor != 1.0:
+        assert all(row["better"] == better for row in rows)
+        assert pooled["log_gain"] == pytest.approx(-np.log(factor), abs=0.15)
+
+
+def test_lme_against_lse_counts_a_collapsed_run_as_the_worst() -> None:
+    results = circle_runs(dict.fromkeys(SETTINGS, 1.0))
+    for run in results["runs"]:
+        if run["spec"] == "lme/lme":
+            run.update(mse=1e-6, collapsed=True)
+    rows, _ = lme_against_lse(results, resamples=50)
+    (row,) = [r for r in rows if r["twin"] == "lme/lme"]
+    assert row["twin_median_mse"] == np.inf and row["better"] == "LSE"
+    with pytest.raises(ValueError, match="twin"):
+        lme_against_lse({"runs": [r for r in results["runs"] if "lme" not in r["spec"]]})
 
 
 # --- mixture -----------------------------------------------------------------------------------------------

@@ -16,10 +16,10 @@ import os
 import numpy as np
 
 from ..findings import Finding, bootstrap, verdict
-from ..sweeps import SETTINGS
+from ..sweeps import SETTINGS, paper_configurations, spec_of
 from .table import median_best, paper_rows, usable_runs
 
-__all__ = ["circle_findings"]
+__all__ = ["circle_findings", "lme_against_lse"]
 
 PP, PR, RP, RR = SETTINGS
 
@@ -81,3 +81,62 @@ def circle_findings(results: dict, paper: str | os.PathLike | None = None, varia
         found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
                              note="T: median best MSE of 20-run batches; a failed run counts as +inf"))
     return found
+
+
+def _mse_by_spec(results: dict) -> dict[str, np.ndarray]:
+    """Every configuration's test MSEs, one per run; a run that diverged or collapsed is +inf."""
+    groups: dict[str, list[float]] = {}
+    for run in results["runs"]:
+        if "failure" not in run:
+            failed = run.get("error") is not None or run.get("collapsed")
+            groups.setdefault(run["spec"], []).append(np.inf if failed else run["mse"])
+    return {spec: np.array(values, dtype=float) for spec, values in groups.items()}
+
+
+def _log_gain(lse: np.ndarray, lme: np.ndarray) -> float:
+    """ln(median of ``lse`` / median of ``lme``): positive when log-mean-exp's runs have the lower median MSE."""
+    return float(np.log(np.median(lse)) - np.log(np.median(lme)))
+
+
+def _winner(low: float, high: float) -> str:
+    """Which aggregation the interval of :func:`_log_gain` favours: log-mean-exp, LSE, or undecided."""
+    return {"reproduced": "log-mean-exp", "reversed": "LSE"}.get(verdict(low, high), "undecided")
+
+
+def lme_against_lse(results: dict, resamples: int = 500, seed: int = 0) -> tuple[list[dict], dict]:
+    r"""Log-mean-exp against the paper's LSE, configuration by configuration (not in the paper).
+
+    Each of the paper's 20 configurations with LSE is paired with the same configuration with every
+    LSE replaced by log-mean-exp (:func:`~setfuncs.experiments.sweeps.lme_configurations`). A pair's
+    statistic is :math:`g = \ln(\tilde m_{\text{LSE}} / \tilde m_{\text{lme}})`, the log ratio of the two
+    median test MSEs over seeds (positive: log-mean-exp is better; a diverged or collapsed run counts
+    as +inf); its 95 % interval resamples the runs of both configurations
+    (:func:`~setfuncs.experiments.findings.bootstrap`), and ``better`` says which aggregation the
+    whole interval favours (``"log-mean-exp"``, ``"LSE"``) or ``"undecided"`` when it contains 0.
+
+    Returns one row per pair with runs of both (keys ``setting, spec, twin, runs, twin_runs,
+    median_mse, twin_median_mse, ratio`` (= twin / spec), ``log_gain, low, high, better``) and the
+    pooled row (keys ``pairs, log_gain, low, high, better``): the mean of :math:`g` over the pairs,
+    its interval resampling every configuration's runs at once.
+    """
+    groups = _mse_by_spec(results)
+    centred = {"lse": "lme"}
+    pairs = [(setting, spec_of(setting, e, f), spec_of(setting, centred.get(e, e), centred.get(f, f)))
+             for setting, e, f in paper_configurations() if "lse" in (e, f)]
+    pairs = [(setting, a, b) for setting, a, b in pairs if a in groups and b in groups]
+    if not pairs:
+        raise ValueError("lme_against_lse needs runs of an LSE configuration and of its log-mean-exp twin; "
+                         "run the sweep with its default configurations")
+    rows = []
+    for index, (setting, spec, twin) in enumerate(pairs):
+        estimate, low, high = bootstrap({spec: groups[spec], twin: groups[twin]},
+                                        lambda g: _log_gain(g[spec], g[twin]), resamples, seed + index)
+        lse_median, lme_median = float(np.median(groups[spec])), float(np.median(groups[twin]))
+        rows.append({"setting": setting, "spec": spec, "twin": twin, "runs": len(groups[spec]),
+                     "twin_runs": len(groups[twin]), "median_mse": lse_median, "twin_median_mse": lme_median,
+                     "ratio": lme_median / lse_median, "log_gain": estimate, "low": low, "high": high,
+                     "better": _winner(low, high)})
+    used = {name: groups[name] for _, spec, twin in pairs for name in (spec, twin)}
+    estimate, low, high = bootstrap(used, lambda g: float(np.mean([_log_gain(g[a], g[b]) for _, a, b in pairs])),
+                                    resamples, seed)
+    return rows, {"pairs": len(pairs), "log_gain": estimate, "low": low, "high": high, "better": _winner(low, high)}
