@@ -30,6 +30,7 @@ import socket
 import threading
 import time
 import traceback
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -289,21 +290,19 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
                 groups: dict[str, list[Task]] = {}
                 for task in todo:
                     groups.setdefault(task.spec, []).append(task)
-                queue = [(run_many, _run_group, [t.args for t in group], f"ensemble {spec}", group)
-                         for spec, group in groups.items()]
+                queue = deque((_run_group, run_many, [t.args for t in group], f"ensemble {spec}", group)
+                              for spec, group in groups.items())
             else:
-                queue = [(run_one, _run_task, task.args, f"run {task.spec} seed {task.seed}", [task])
-                         for task in todo]
-            queue.reverse()                          # pop() takes the next one in order
+                queue = deque((_run_task, run_one, task.args, f"run {task.spec} seed {task.seed}", [task])
+                              for task in todo)
             futures: dict[Any, list[Task]] = {}
-
             pending = as_completed()
 
             def top_up() -> None:
                 """Submit the next tasks in order until the window is full (workers may have joined)."""
                 window = _window(client)
                 while queue and len(futures) < window:
-                    function, wrapper, args, name, group = queue.pop()
+                    wrapper, function, args, name, group = queue.popleft()
                     future = client.submit(wrapper, function, args, pure=False, key=f"{name} {time.time_ns()}")
                     futures[future] = group
                     pending.add(future)

@@ -16,10 +16,10 @@ import os
 import numpy as np
 
 from ..findings import Finding, bootstrap, verdict
-from ..sweeps import SETTINGS, paper_configurations, spec_of
+from ..sweeps import SETTINGS, lme_twins, spec_of
 from .table import median_best, paper_rows, usable_runs
 
-__all__ = ["circle_findings", "lme_against_lse"]
+__all__ = ["circle_findings", "mse_by_spec", "lme_against_lse"]
 
 PP, PR, RP, RR = SETTINGS
 
@@ -83,7 +83,7 @@ def circle_findings(results: dict, paper: str | os.PathLike | None = None, varia
     return found
 
 
-def _mse_by_spec(results: dict) -> dict[str, np.ndarray]:
+def mse_by_spec(results: dict) -> dict[str, np.ndarray]:
     """Every configuration's test MSEs, one per run; a run that diverged or collapsed is +inf."""
     groups: dict[str, list[float]] = {}
     for run in results["runs"]:
@@ -107,7 +107,7 @@ def lme_against_lse(results: dict, resamples: int = 500, seed: int = 0) -> tuple
     r"""Log-mean-exp against the paper's LSE, configuration by configuration (not in the paper).
 
     Each of the paper's 20 configurations with LSE is paired with the same configuration with every
-    LSE replaced by log-mean-exp (:func:`~setfuncs.experiments.sweeps.lme_configurations`). A pair's
+    LSE replaced by log-mean-exp (:func:`~setfuncs.experiments.sweeps.lme_twins`). A pair's
     statistic is :math:`g = \ln(\tilde m_{\text{LSE}} / \tilde m_{\text{lme}})`, the log ratio of the two
     median test MSEs over seeds (positive: log-mean-exp is better; a diverged or collapsed run counts
     as +inf); its 95 % interval resamples the runs of both configurations
@@ -119,10 +119,8 @@ def lme_against_lse(results: dict, resamples: int = 500, seed: int = 0) -> tuple
     pooled row (keys ``pairs, log_gain, low, high, better``): the mean of :math:`g` over the pairs,
     its interval resampling every configuration's runs at once.
     """
-    groups = _mse_by_spec(results)
-    centred = {"lse": "lme"}
-    pairs = [(setting, spec_of(setting, e, f), spec_of(setting, centred.get(e, e), centred.get(f, f)))
-             for setting, e, f in paper_configurations() if "lse" in (e, f)]
+    groups = mse_by_spec(results)
+    pairs = [(lse[0], spec_of(*lse), spec_of(*lme)) for lse, lme in lme_twins()]
     pairs = [(setting, a, b) for setting, a, b in pairs if a in groups and b in groups]
     if not pairs:
         raise ValueError("lme_against_lse needs runs of an LSE configuration and of its log-mean-exp twin; "
