@@ -13,7 +13,7 @@ import pytest
 from setfuncs.experiments.engine import Engine
 from setfuncs.experiments.attention import (BUDGETS, FULL, MEDIUM, QUICK, SPECS, Budget, Data, attention_table,
                                             attention_tasks, elbo_curves, format_table, load_results,
-                                            plot_elbo_curves, run_one, sweep)
+                                            never_count_two, plot_elbo_curves, run_one, sweep)
 from setfuncs.experiments.attention.__main__ import main
 from setfuncs.experiments.results import RESULTS_DIR
 from setfuncs.experiments.sweeps import TrainingBudget
@@ -124,3 +124,18 @@ def test_the_command_line(results_file: Path, capsys: pytest.CaptureFixture[str]
     assert "--data mnist needs --mnist" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["sweep", "--budget", "quick", "--runs", "1", "--configurations", "max/max", "--out", "x.json"])
+
+
+def test_never_count_two_finds_the_runs_that_score_the_share_of_canvases_below_two_digits() -> None:
+    def run(spec: str, seed: int, accuracy: dict[str, float], failed: bool = False) -> dict:
+        return {"spec": spec, "seed": seed, "error": None, "failed": failed,
+                "evaluation": {size: {"count_accuracy": a} for size, a in accuracy.items()}}
+
+    results = {"data": {"test_counts": [2, 1, 3]}, "budget_parameters": {"particles": 20, "eval_sizes": [5, 20, 100]},
+               "runs": [run("image", 0, {"image": 0.5}), run("image", 1, {"image": 0.9}),
+                        run("mean", 0, {"5": 0.2, "20": 0.5, "100": 0.5}),        # one digit at full strength
+                        run("mean", 1, {"5": 0.5, "20": 0.5, "100": 0.6}),        # counts two at n = 100
+                        run("q-sum", 0, {"5": 0.5, "20": 0.5, "100": 0.5}, failed=True)]}   # failed: not usable
+    share, runs = never_count_two(results)
+    assert share == 0.5
+    assert [(r["spec"], r["seed"]) for r in runs] == [("image", 0), ("mean", 0)]

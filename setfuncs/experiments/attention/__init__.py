@@ -21,7 +21,7 @@ from .particles import pixel_probabilities, sample_particles
 from .sweep import DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, load_data, run_one, sweep, train_model
 from .findings import ON_PAR_NATS, attention_findings, variant_specs
 from .table import (attention_table, elbo_curves, format_table, load_results, usable_runs,
-                    mean_over_runs)
+                    mean_over_runs, never_count_two)
 from .train import make_air, train_air
 from .transformer import glimpse, inverse_theta, place, where_to_boxes, where_to_theta
 
@@ -32,7 +32,7 @@ __all__ = ["AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_PRIOR", "Inference"
            "localiser_parameters", "make_localiser", "pixel_probabilities", "sample_particles", "box_samples",
            "plot_boxes", "plot_elbo_curves", "DATA_SETS", "SET_SPECS", "SPECS", "Data", "attention_tasks",
            "load_data", "run_one", "sweep", "train_model", "attention_table", "elbo_curves", "ON_PAR_NATS",
-           "attention_findings", "variant_specs", "usable_runs", "format_table", "load_results", "mean_over_runs", "make_air", "train_air", "glimpse",
+           "attention_findings", "variant_specs", "usable_runs", "format_table", "load_results", "mean_over_runs", "never_count_two", "make_air", "train_air", "glimpse",
            "inverse_theta", "place", "where_to_boxes", "where_to_theta"]
 
 #: Names of :mod:`.plots`, imported on first use.

@@ -22,7 +22,7 @@ from .localisers import IMAGE
 from .sweep import EXPERIMENT, SET_SPECS
 
 __all__ = ["LEARNABLE", "RUN_KEYS", "HEADER_KEYS", "load_results", "usable_runs", "mean_over_runs", "attention_table",
-           "elbo_curves", "format_table"]
+           "never_count_two", "elbo_curves", "format_table"]
 
 #: The learnable set aggregations (the others are plain).
 LEARNABLE = tuple(s for s in SET_SPECS if s[:2] in ("q-", "r-"))
@@ -51,6 +51,21 @@ def usable_runs(results: dict, spec: str) -> tuple[list[dict], list[dict]]:
     which a later sitting reruns, are not runs)."""
     runs = [r for r in results["runs"] if r["spec"] == spec and "failure" not in r]
     return [r for r in runs if r.get("error") is None and not r.get("failed")], runs
+
+
+def never_count_two(results: dict) -> tuple[float, list[dict]]:
+    r"""The usable runs whose count accuracy is exactly the share of test canvases with fewer than two
+    digits, :math:`(c_0 + c_1) / (c_0 + c_1 + c_2)` from the file's ``data.test_counts``, wherever it
+    counts at full strength: for the image localiser, and for a set localiser at the training size
+    and every larger one. That is the score of a model that counts every empty and one-digit canvas
+    right and never answers two. Returns ``(share, runs)``."""
+    counts = results["data"]["test_counts"]
+    share = (counts[0] + counts[1]) / sum(counts)
+    train = results["budget_parameters"]["particles"]
+    sizes = [str(n) for n in _sizes(results) if n >= train]
+    runs = [r for spec in dict.fromkeys(r["spec"] for r in results["runs"]) for r in usable_runs(results, spec)[0]]
+    return share, [r for r in runs if all(np.isclose(r["evaluation"][size]["count_accuracy"], share, rtol=0, atol=1e-12)
+                                          for size in (["image"] if r["spec"] == IMAGE else sizes))]
 
 
 def mean_over_runs(runs: list[dict], key: str, size: str) -> float | None:
