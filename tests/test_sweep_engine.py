@@ -73,6 +73,18 @@ def circle_command(out: Path, *extra: str) -> list[str]:
             "--out", str(out), *extra]
 
 
+def in_a_terminal(command: list[str]) -> list[str]:
+    """``command`` (``python -m MODULE ARGS``) run as a terminal's foreground job runs it: with Ctrl-C at
+    its default. A process inherits an ignored SIGINT, and a test runner started in the background
+    (``make test &``, ``nohup``) ignores it, so without this the sweep would rightly ignore the test's
+    Ctrl-C and run to completion."""
+    python, dash_m, module, *args = command
+    assert dash_m == "-m", command
+    start = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+             f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
+    return [python, "-c", start, *args]
+
+
 def runs_in(path: Path) -> list[dict]:
     return json.loads(path.read_text())["runs"] if path.exists() else []
 
@@ -132,8 +144,8 @@ def test_a_running_scheduler_can_take_the_runs(tmp_path: Path) -> None:
 def test_an_interrupted_sweep_resumes_with_its_runs_unchanged(tmp_path: Path) -> None:
     out = tmp_path / "circle.json"
     command = circle_command(out)
-    sweep = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+    sweep = subprocess.Popen(in_a_terminal(command), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
     deadline = time.monotonic() + 240
     while len(runs_in(out)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)

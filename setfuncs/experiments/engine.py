@@ -15,7 +15,8 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   replaced by its nanny and its run retried, twice at most on a local cluster
   (``distributed.scheduler.allowed-failures``), then recorded as a failure. Ctrl-C (or SIGTERM, as
   a batch system sends at its time limit) cancels the queued runs, stops the workers, keeps the
-  finished runs and raises :class:`SweepInterrupted`. A failed write raises
+  finished runs and raises :class:`SweepInterrupted` (a sweep started in the background inherits
+  an ignored SIGINT and keeps ignoring it, as background jobs should: send it SIGTERM). A failed write raises
   :class:`~setfuncs.experiments.resultsfile.SweepWriteError` after stopping the workers; the file
   keeps every run written before.
 """
