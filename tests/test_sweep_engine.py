@@ -141,25 +141,34 @@ def test_a_running_scheduler_can_take_the_runs(tmp_path: Path) -> None:
 
 # --- resumable, never destructive --------------------------------------------------------------------
 
-def test_an_interrupted_sweep_resumes_with_its_runs_unchanged(tmp_path: Path) -> None:
-    out = tmp_path / "circle.json"
-    command = circle_command(out)
-    sweep = subprocess.Popen(in_a_terminal(command), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, start_new_session=True)
+def interrupt_midway(out: Path, signum: int) -> tuple[list[dict], str]:
+    """Start a 6-run circle sweep into ``out``, send ``signum`` to its whole process group once 2 runs
+    are in the file, check that it stops within seconds, says what it kept and leaves no worker
+    behind; return the runs it kept and its stderr."""
+    sweep = subprocess.Popen(in_a_terminal(circle_command(out)), cwd=out.parent, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 240
     while len(runs_in(out)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert 2 <= len(runs_in(out)) < 6, "the sweep should be interrupted midway"
     pressed = time.monotonic()
-    os.killpg(sweep.pid, signal.SIGINT)                    # Ctrl-C in a terminal reaches the whole group
+    os.killpg(sweep.pid, signum)
     _, stderr = sweep.communicate(timeout=60)
     assert time.monotonic() - pressed < 15 and sweep.returncode == 130, stderr
     before = runs_in(out)
     assert f"kept {len(before)} of 6 runs in {out}; run the same command to resume" in stderr
     assert "Traceback" not in stderr
+    assert all("failure" not in run for run in before), "a run stopped by the signal is not a failed run"
     group = [p for p in psutil.process_iter(["status"]) if _in_group(p, sweep.pid)]
     _, alive = psutil.wait_procs(group, timeout=10)          # a worker may still be on its way out
     assert [p for p in alive if _in_group(p, sweep.pid)] == [], "no worker outlives an interrupted sweep"
+    return before, stderr
+
+
+def test_an_interrupted_sweep_resumes_with_its_runs_unchanged(tmp_path: Path) -> None:
+    out = tmp_path / "circle.json"
+    command = circle_command(out)
+    before, _ = interrupt_midway(out, signal.SIGINT)        # Ctrl-C in a terminal reaches the whole group
 
     done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -171,6 +180,16 @@ def test_an_interrupted_sweep_resumes_with_its_runs_unchanged(tmp_path: Path) ->
     assert first["ended"] == "interrupted" and second["ended"] == "complete"
     assert second["kept_runs"] == len(before) and second["runs_added"] == 6 - len(before)
     assert results["wall_seconds"] == pytest.approx(first["wall_seconds"] + second["wall_seconds"])
+
+
+def test_sigterm_stops_a_sweep_as_ctrl_c_does(tmp_path: Path) -> None:
+    """A batch system at its time limit sends SIGTERM to every process of the job, workers included:
+    the sweep stops as on Ctrl-C, and the workers it loses to the signal are not recorded as failed runs."""
+    out = tmp_path / "circle.json"
+    before, _ = interrupt_midway(out, signal.SIGTERM)
+    results = json.loads(out.read_text())
+    assert results["sittings"][0]["ended"] == "interrupted" and results["complete"] is False
+    assert results["sittings"][0]["failed_runs"] == 0 and results["runs"] == before
 
 
 def _in_group(process: psutil.Process, group: int) -> bool:
