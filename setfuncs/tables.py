@@ -20,28 +20,39 @@ Column = tuple[str, str, str]
 
 
 def html_table(rows: Sequence[Mapping], columns: Sequence[Column], caption: str | None = None,
-               missing: str = "–") -> str:
+               missing: str = "–", span: str | None = None) -> str:
     """An HTML ``<table>`` with one ``<tr>`` per row and one ``<td>`` per column, in a
     ``<div class="setfuncs-table">`` that the book's stylesheet lays out.
 
     Values are formatted with the column's format string (``"{:.3f}"``) and escaped; a value that
-    is None or a key that a row lacks shows ``missing``. Numbers are right-aligned.
+    is None or a key that a row lacks shows ``missing``. Numbers are right-aligned. With ``span``
+    (a column's key), consecutive rows with the same text in that column share one cell
+    (``rowspan``), so a long value shared by several rows is printed once.
 
-    Raises ValueError for a column that is not a ``(key, header, format)`` triple.
+    Raises ValueError for a column that is not a ``(key, header, format)`` triple, or a ``span``
+    that is not one of the columns' keys.
     """
     for column in columns:
         if len(column) != 3 or not all(isinstance(part, str) for part in column):
             raise ValueError(f"each column must be a (key, header, format) triple of strings, got {column!r}")
+    if span is not None and span not in [key for key, _, _ in columns]:
+        raise ValueError(f"span must be the key of one of the columns {[key for key, _, _ in columns]}, got {span!r}")
     head = "".join(f"<th>{escape(title)}</th>" for _, title, _ in columns)
+    texts = [[missing if row.get(key) is None else fmt.format(row[key]) for key, _, fmt in columns] for row in rows]
+    spanned = [key for key, _, _ in columns].index(span) if span is not None else None
     body = []
-    for row in rows:
+    for i, row in enumerate(rows):
         cells = []
-        for key, _, fmt in columns:
-            value = row.get(key)
+        for j, (key, _, _) in enumerate(columns):
+            value, text = row.get(key), texts[i][j]
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            text = missing if value is None else fmt.format(value)
-            align = ' style="text-align: right"' if number else ""
-            cells.append(f"<td{align}>{escape(text)}</td>")
+            attributes = ' style="text-align: right"' if number else ""
+            if j == spanned:
+                if i > 0 and texts[i - 1][j] == text:
+                    continue                             # inside the cell of an earlier row
+                rowspan = next((k for k in range(i + 1, len(rows)) if texts[k][j] != text), len(rows)) - i
+                attributes += f' rowspan="{rowspan}"' if rowspan > 1 else ""
+            cells.append(f"<td{attributes}>{escape(text)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     title = f"<caption>{escape(caption)}</caption>" if caption else ""
     return (f'<div class="{TABLE_CLASS}"><table>{title}<thead><tr>{head}</tr></thead>'

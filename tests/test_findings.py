@@ -9,7 +9,7 @@ import pytest
 import setfuncs as sf
 from setfuncs.experiments.attention import IMAGE, attention_findings, variant_specs
 from setfuncs.experiments.circle import circle_findings, lme_against_lse
-from setfuncs.experiments.findings import Finding, bootstrap, combine, format_findings, verdict
+from setfuncs.experiments.findings import Finding, bootstrap, combine, findings_html, format_findings, verdict
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
 from setfuncs.experiments.results import PAPER_RESULTS, RESULTS_DIR
@@ -49,6 +49,18 @@ def test_combined_verdicts_and_text() -> None:
         Finding("c", "m", 0.0, 0.0, 0.0, "maybe")
     text = format_findings([Finding("a claim", "a measure", 1.5, 1.0, 2.0, "reproduced", note="n")])
     assert "1. [paper] a claim" in text and "95% interval 1 to 2) -> reproduced" in text
+
+
+def test_the_findings_table_shows_each_claim_once_and_defines_its_symbols() -> None:
+    found = [Finding("claim one", "T(a) - T(b)", 1.5, 1.0, 2.0, "reproduced", note="T: a statistic"),
+             Finding("claim two", "x", 0.5, -1.0, 2.0, "undecided"),
+             Finding("claim one", "T(a) - T(c)", -1.5, -2.0, -1.0, "reversed", "lme", note="T: a statistic")]
+    html = findings_html(found)
+    assert html.count("claim one") == 1 and '<td rowspan="2">claim one</td>' in html
+    assert "T(a) - T(b) (T: a statistic)" in html and "<td>x</td>" in html     # no empty note
+    rows = html.split("<tr>")[2:]                     # after the header: claim one twice, then claim two
+    assert "LSE (paper)" in rows[0] and "log-mean-exp" in rows[1] and "reversed" in rows[1]
+    assert "claim two" in rows[2]
 
 
 # --- circle ------------------------------------------------------------------------------------------------

@@ -48,6 +48,16 @@ def test_html_table_formats_escapes_and_marks_missing_values() -> None:
     assert html.count("<tr>") == 3
 
 
+def test_html_table_spans_consecutive_equal_cells_only() -> None:
+    rows = [{"claim": "c", "x": 1}, {"claim": "c", "x": 2}, {"claim": "d", "x": 3}, {"claim": "c", "x": 4}]
+    html = html_table(rows, [("claim", "claim", "{}"), ("x", "x", "{}")], span="claim")
+    assert html.count('<td rowspan="2">c</td>') == 1 and html.count("<td>c</td>") == 1   # the last c stands alone
+    assert html.count("<td>d</td>") == 1 and html.count("<tr>") == 5
+    assert html.count("<td") == 3 + 4                    # three claim cells for four rows, one x cell per row
+    with pytest.raises(ValueError, match="span must be the key of one of the columns"):
+        html_table(rows, [("x", "x", "{}")], span="claim")
+
+
 def test_html_table_refuses_malformed_columns() -> None:
     with pytest.raises(ValueError, match="triple"):
         html_table([{"x": 1}], [("x", "x")])

@@ -127,13 +127,18 @@ def format_findings(findings: Sequence[Finding]) -> str:
 
 
 def findings_html(findings: Sequence[Finding], caption: str | None = None) -> str:
-    """The findings as an HTML table: the paper's claim, the variant, what we measured, the estimate
-    with its interval, and the verdict."""
+    """The findings as an HTML table: the paper's claim, the variant, what we measured (with the
+    finding's note, which defines the measure's symbols), the estimate with its interval, and the
+    verdict. The findings of one claim are rows next to each other (claims in the order they first
+    occur, variants in their order within a claim) under one cell that holds the claim."""
     from setfuncs.tables import html_table
 
+    claims = list(dict.fromkeys(f.claim for f in findings))
+    ordered = sorted(findings, key=lambda f: claims.index(f.claim))          # stable: variants keep their order
     rows = [{**asdict(f), "variant": "LSE (paper)" if f.variant == "paper" else "log-mean-exp",
-             "interval": f"{f.low:.3g} to {f.high:.3g}"} for f in findings]
+             "measure": f"{f.measure} ({f.note})" if f.note else f.measure,
+             "interval": f"{f.low:.3g} to {f.high:.3g}"} for f in ordered]
     return html_table(rows, [("claim", "the paper's claim", "{}"), ("variant", "with", "{}"),
                              ("measure", "our measure", "{}"), ("estimate", "estimate", "{:.3g}"),
                              ("interval", f"{LEVEL:.0%} interval", "{}"), ("verdict", "verdict", "{}")],
-                      caption=caption)
+                      caption=caption, span="claim")
