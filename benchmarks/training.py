@@ -13,7 +13,10 @@ sweeps' shared streams are, so the numbers are the step's own.
 A step's time is the *marginal* one: ``fit`` is run for ``w`` and for ``w + steps`` steps and the
 difference divided by ``steps``, which leaves out the warm-up, the capture and the compilation of
 the first steps. On a GPU: eager, graphed and an ensemble of ``--seeds`` models in one graph; on a
-CPU: eager and the ensemble. Ratios are against eager training of one model, in this run, on this
+CPU: eager and the ensemble. For models with a recurrent aggregation, one more mode (``products``:
+graphed on a GPU, eager on a CPU) steps the LSTM cells of one model as an ensemble does, by
+:func:`setfuncs.learnable.lstm_cell_from_products`, instead of PyTorch's ``torch.lstm_cell`` (fused
+kernels on CUDA): what the fused cell gains a single run. Ratios are against eager training of one model, in this run, on this
 device; a model-step is one gradient step of one model (an ensemble step of ``S`` models is ``S``
 model-steps). The last lines project the circle FULL sweep (36 configurations x 20 seeds x 20,000
 steps) from the measured ensemble rates, training only (no data, no evaluation): a projection,
@@ -25,12 +28,14 @@ from __future__ import annotations
 import argparse
 import platform
 import time
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 import torch
 from torch import nn
 
 import setfuncs as sf
+import setfuncs.learnable
 from setfuncs.ensemble import fit_ensemble
 from setfuncs.experiments.circle import FULL as CIRCLE_FULL
 from setfuncs.experiments.pointcloud.budget import FULL as CLOUD_FULL
@@ -85,9 +90,26 @@ def marginal_seconds(train: Callable[[int], object], warm: int, steps: int, devi
     return (times[1] - times[0]) / steps
 
 
+@contextmanager
+def cells_from_products() -> Iterator[None]:
+    """Inside the block the recurrent aggregations step their LSTM cells by
+    :func:`setfuncs.learnable.lstm_cell_from_products`, as they do under ``torch.vmap``."""
+    automatic = setfuncs.learnable.lstm_cell
+    setfuncs.learnable.lstm_cell = setfuncs.learnable.lstm_cell_from_products
+    try:
+        yield
+    finally:
+        setfuncs.learnable.lstm_cell = automatic
+
+
 def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, spec: str, mode: str,
             device: torch.device, warm: int, steps: int, seeds: int) -> float:
-    """Model-steps per second of one spec in one mode (``eager``, ``graphed`` or ``ensemble``)."""
+    """Model-steps per second of one spec in one mode (``eager``, ``graphed``, ``ensemble``, or
+    ``products``: graphed on a GPU, eager on a CPU, with :func:`cells_from_products`)."""
+    if mode == "products":
+        with cells_from_products():
+            return measure(make, batch, loss, spec, "graphed" if device.type == "cuda" else "eager", device, warm,
+                           steps, seeds)
     g = torch.Generator().manual_seed(0)
     data = [batch(device, g) for _ in range(4)]
 
@@ -136,7 +158,7 @@ def main() -> None:
         print(f"\n{title}: model-steps per second (ms per step of one model), ratio to eager")
         for spec in specs:
             cells = []
-            for mode in modes:
+            for mode in modes + (["products"] if "r-" in spec else []):
                 rate = measure(make, batch, loss, spec, mode, device, warm, n, args.seeds)
                 rates[(title, spec, mode)] = rate
                 base = rates[(title, spec, "eager")]

@@ -47,7 +47,7 @@ from .plain import Aggregation, LogMeanExp, LogSumExp, Max, Mean, Median, Min, S
 from .population import particle_counts
 
 __all__ = ["REDUCES", "NORMALIZES", "WEIGHTINGS", "LOG_WEIGHTED", "default_normalize", "normalize", "log_normalize",
-           "lstm_cell", "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
+           "lstm_cell", "lstm_cell_from_products", "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite"]
 
 #: Plain aggregations a learnable aggregation can wrap as its ``reduce``.
 REDUCES: dict[str, type[Aggregation]] = {
@@ -90,14 +90,27 @@ def log_normalize(logits: Tensor, mask: Tensor | None, kind: str) -> Tensor:
 
 def lstm_cell(x: Tensor, state: tuple[Tensor, Tensor], weight_ih: Tensor, weight_hh: Tensor, bias_ih: Tensor,
               bias_hh: Tensor) -> tuple[Tensor, Tensor]:
-    r"""One LSTM step from matrix products, the equations of :class:`torch.nn.LSTMCell`:
+    r"""One LSTM step, the equations of :class:`torch.nn.LSTMCell` (:func:`lstm_cell_from_products`).
+
+    Computed by PyTorch's ``torch.lstm_cell`` (on CUDA, one fused kernel for the elementwise part
+    forward and one backward), except under a ``torch.func`` transform (``torch.vmap`` of an
+    ensemble, :func:`setfuncs.ensemble.fit_ensemble`), which has no rule for it: there by
+    :func:`lstm_cell_from_products`. Returns ``(h', c')``.
+    """
+    if torch._C._functorch.maybe_current_level() is None:      # no vmap/grad transform is running
+        return torch.lstm_cell(x, state, weight_ih, weight_hh, bias_ih, bias_hh)
+    return lstm_cell_from_products(x, state, weight_ih, weight_hh, bias_ih, bias_hh)
+
+
+def lstm_cell_from_products(x: Tensor, state: tuple[Tensor, Tensor], weight_ih: Tensor, weight_hh: Tensor,
+                            bias_ih: Tensor, bias_hh: Tensor) -> tuple[Tensor, Tensor]:
+    r"""One LSTM step from matrix products and elementwise ops, which ``torch.vmap`` batches:
 
     .. math::
         (i, f, g, o) &= x W_{ih}^\top + b_{ih} + h W_{hh}^\top + b_{hh} \quad\text{(four blocks of } D\text{)}\\
         c' &= \sigma(f) \odot c + \sigma(i) \odot \tanh(g), \qquad h' = \sigma(o) \odot \tanh(c').
 
-    PyTorch's fused LSTM kernels have no ``torch.vmap`` rule (a vmapped ``nn.LSTM`` falls back to a
-    loop over the ensemble), these few products batch like any other op. Returns ``(h', c')``.
+    Returns ``(h', c')``.
     """
     h, c = state
     i, f, g, o = (x @ weight_ih.T + bias_ih + h @ weight_hh.T + bias_hh).chunk(4, dim=-1)
@@ -190,7 +203,8 @@ class RecurrentAggregation(_AttentionRead):
             raise ValueError(f"readout must be 'backward' or 'last', got {readout!r}")
         self.steps, self.readout = steps, readout
         self.query0 = nn.Parameter(torch.randn(features) / math.sqrt(features))
-        # nn.LSTMCell / nn.LSTM hold the weights (and draw them as PyTorch does); lstm_cell computes
+        # nn.LSTMCell / nn.LSTM hold the weights (and draw them as PyTorch does); lstm_cell computes,
+        # with PyTorch's cell or, under torch.vmap, from matrix products
         self.query = nn.LSTMCell(features, features)
         self.backward_rnn = nn.LSTM(features, features, batch_first=True) if readout == "backward" else None
 

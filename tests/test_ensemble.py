@@ -100,12 +100,23 @@ def test_the_ensemble_refuses_mismatched_models_and_samplers() -> None:
 
 
 def test_the_recurrent_cell_is_pytorchs_lstm() -> None:
-    """lstm_cell against nn.LSTMCell, and the backward readout built from it against nn.LSTM."""
+    """lstm_cell against nn.LSTMCell, alone and under torch.vmap over an ensemble of cells (where it
+    is computed from matrix products: torch.lstm_cell has no batching rule), and the backward
+    readout built from it against nn.LSTM."""
     torch.manual_seed(0)
     cell = nn.LSTMCell(5, 5)
     x, h, c = torch.randn(3, 5), torch.randn(3, 5), torch.randn(3, 5)
     for a, b in zip(cell(x, (h, c)), lstm_cell(x, (h, c), cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)):
         torch.testing.assert_close(a, b)
+    cells = [nn.LSTMCell(5, 5) for _ in range(4)]
+    weights = [torch.stack([getattr(one, name) for one in cells]).detach()
+               for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    xs, hs, cs = torch.randn(4, 3, 5), torch.randn(4, 3, 5), torch.randn(4, 3, 5)
+    batched = torch.vmap(lstm_cell)(xs, (hs, cs), *weights)
+    for k, one in enumerate(cells):
+        with torch.no_grad():
+            for a, b in zip(batched, one(xs[k], (hs[k], cs[k]))):
+                torch.testing.assert_close(a[k], b)
     aggregation = sf.aggregation("r-lse", features=5, steps=3)
     m = torch.randn(4, 6, 5)
     out, _ = aggregation.attend(m)
