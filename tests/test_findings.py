@@ -13,7 +13,7 @@ from setfuncs.experiments.findings import Finding, bootstrap, combine, findings_
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
 from setfuncs.experiments.results import PAPER_RESULTS, RESULTS_DIR
-from setfuncs.experiments.sweeps import SETTINGS, all_configurations, spec_of
+from setfuncs.experiments.sweeps import SETTINGS, all_configurations, lme_twin, spec_of
 
 PAPER = RESULTS_DIR / PAPER_RESULTS
 
@@ -49,6 +49,17 @@ def test_combined_verdicts_and_text() -> None:
         Finding("c", "m", 0.0, 0.0, 0.0, "maybe")
     text = format_findings([Finding("a claim", "a measure", 1.5, 1.0, 2.0, "reproduced", note="n")])
     assert "1. [paper] a claim" in text and "95% interval 1 to 2) -> reproduced" in text
+
+
+def test_the_lme_twin_replaces_every_lse_and_nothing_else() -> None:
+    assert [lme_twin(s) for s in ("lse", "max/r-lse", "r-lse/r-lse", "q-lse/lse", "lme")] == [
+        "lme", "max/r-lme", "r-lme/r-lme", "q-lme/lme", "lme"]
+    assert [lme_twin(s) for s in ("max/r-sum", "mean", "pmean(2)/max", "image")] == [
+        "max/r-sum", "mean", "pmean(2)/max", "image"]
+    assert variant_specs("lme") == [lme_twin(s) for s in variant_specs("paper")]
+    assert variant_columns("lme") == [lme_twin(s) for s in variant_columns("paper")]
+    with pytest.raises(ValueError, match="variant must be one of"):
+        variant_columns("centred")
 
 
 def test_the_findings_table_shows_each_claim_once_and_defines_its_symbols() -> None:

@@ -22,7 +22,7 @@ from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget",
-           "paper_configurations", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
+           "paper_configurations", "lme_twin", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
            "make_deep_set", "train_configuration", "train_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
@@ -93,10 +93,16 @@ def paper_configurations() -> list[tuple[str, str, str]]:
     return [(s, e, f) for s in SETTINGS for e in PAPER_AGGREGATIONS for f in PAPER_AGGREGATIONS]
 
 
+def lme_twin(spec: str) -> str:
+    """``spec`` with log-mean-exp in place of every LSE: each ``/``-separated part that is ``lse`` or
+    ends in ``-lse`` (``r-lse``, ``q-lse``). ``lme_twin("max/r-lse") == "max/r-lme"``; a spec without
+    LSE comes back unchanged. The one name map of every experiment's ``"lme"`` variant."""
+    return "/".join(part[:-3] + "lme" if part == "lse" or part.endswith("-lse") else part for part in spec.split("/"))
+
+
 def lme_twins() -> list[tuple[tuple[str, str, str], tuple[str, str, str]]]:
     """The paper's 20 configurations that use LSE, each with its twin: every LSE replaced by log-mean-exp."""
-    swap = {"lse": "lme"}
-    return [((s, e, f), (s, swap.get(e, e), swap.get(f, f))) for s, e, f in paper_configurations() if "lse" in (e, f)]
+    return [((s, e, f), (s, lme_twin(e), lme_twin(f))) for s, e, f in paper_configurations() if "lse" in (e, f)]
 
 
 def lme_configurations() -> list[tuple[str, str, str]]:

@@ -25,23 +25,22 @@ import numpy as np
 
 from ..findings import Finding, bootstrap, verdict
 from ..results import load_paper
+from ..sweeps import VARIANTS, lme_twin
 from .localisers import IMAGE
-from .sweep import SET_SPECS
+from .sweep import PAPER_SET_SPECS
 from .table import LEARNABLE, usable_runs
 
 __all__ = ["ON_PAR_NATS", "variant_specs", "attention_findings"]
 
 #: How far below the image localiser (nats per canvas) a set localiser may be and still count as on par.
 ON_PAR_NATS = 1.0
-_SWAP = {"paper": {"lme": None, "r-lme": None}, "lme": {"lse": "lme", "r-lse": "r-lme", "lme": None, "r-lme": None}}
 
 
 def variant_specs(variant: str = "paper") -> list[str]:
     """The set localisers of the paper's comparison, with log-mean-exp in place of LSE for ``"lme"``."""
-    if variant not in _SWAP:
-        raise ValueError(f"variant must be one of {list(_SWAP)}, got {variant!r}")
-    swap = _SWAP[variant]
-    return [swap.get(s, s) for s in SET_SPECS if s not in swap or swap[s] is not None]
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    return [s if variant == "paper" else lme_twin(s) for s in PAPER_SET_SPECS]
 
 
 def attention_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",

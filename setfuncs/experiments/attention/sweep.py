@@ -45,7 +45,7 @@ from setfuncs.steps import device_name, resolve_device
 
 from ..engine import Engine, run_sweep
 from ..provenance import sweep_identity, sweep_provenance
-from ..sweeps import TEST_SEED, TRAIN_SEED, Task, seed_by_seed
+from ..sweeps import TEST_SEED, TRAIN_SEED, Task, lme_twin, seed_by_seed
 from .air import LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
 from .budget import Budget
 from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_mnist_idx, make_canvases
@@ -54,12 +54,14 @@ from .evaluate import EVAL_DRAWS, evaluate_model
 from .localisers import IMAGE
 from .train import make_air, train_air
 
-__all__ = ["SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "Data", "load_data", "train_model",
+__all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "Data", "load_data", "train_model",
            "run_one", "attention_tasks", "provenance", "sweep"]
 
-#: The set localisers' aggregations, plain ones first, then learnable ones, then the two with
-#: log-mean-exp in place of LSE (not in the paper).
-SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse", "lme", "r-lme")
+#: The paper's set localisers' aggregations, plain ones first, then learnable ones.
+PAPER_SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
+#: Every set localiser of a sweep: the paper's, then the two with log-mean-exp in place of LSE
+#: (not in the paper).
+SET_SPECS = PAPER_SET_SPECS + tuple(lme_twin(s) for s in PAPER_SET_SPECS if lme_twin(s) != s)
 #: Every configuration of a sweep, the image baseline and then the set localisers.
 SPECS = (IMAGE,) + SET_SPECS
 #: The digit sources a sweep can use.

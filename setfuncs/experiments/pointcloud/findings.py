@@ -15,6 +15,7 @@ import numpy as np
 import setfuncs as sf
 
 from ..findings import Finding, bootstrap, verdict
+from ..sweeps import VARIANTS, lme_twin
 from .budget import TABLE_SIZES
 from .table import _accuracy, column_runs, paper_rows
 
@@ -32,14 +33,12 @@ class _Percent(dict):
         spec, n = key.rsplit(" ", 1)
         return f"{100 * self.rows[spec][int(n)]:.1f} %"
 
-_SWAP = {"lme": {"max/r-lse": "max/r-lme", "r-lse/r-lse": "r-lme/r-lme"}, "paper": {}}
-
 
 def variant_columns(variant: str = "paper") -> list[str]:
     """Table 2's ten columns, with log-mean-exp in place of LSE for ``variant="lme"``."""
-    if variant not in _SWAP:
-        raise ValueError(f"variant must be one of {list(_SWAP)}, got {variant!r}")
-    return [_SWAP[variant].get(spec, spec) for spec in sf.TABLE2_SPECS]
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    return [spec if variant == "paper" else lme_twin(spec) for spec in sf.TABLE2_SPECS]
 
 
 def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
@@ -60,7 +59,7 @@ def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, v
             raise ValueError(f"the findings need runs of every column; {spec} has no usable run")
         groups[spec] = np.array(rows, dtype=float)
     size = {n: j for j, n in enumerate(TABLE_SIZES)}
-    lse_column = _SWAP[variant].get("max/r-lse", "max/r-lse")
+    lse_column = "max/r-lse" if variant == "paper" else lme_twin("max/r-lse")
     learnable_final = [s for s in columns if sf.parse_spec(s)[1] != "max"]
     max_equivariant = [s for s in columns if sf.parse_spec(s)[0] == "max"]
 
