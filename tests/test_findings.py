@@ -72,6 +72,9 @@ def test_the_findings_table_shows_each_claim_once_and_defines_its_symbols() -> N
     rows = html.split("<tr>")[2:]                     # after the header: claim one twice, then claim two
     assert "LSE (paper)" in rows[0] and "log-mean-exp" in rows[1] and "reversed" in rows[1]
     assert "claim two" in rows[2]
+    same = [Finding("claim", "x", 0.5, -1.0, 2.0, "undecided", variant) for variant in ("paper", "lme")]
+    html = findings_html(same + [Finding("claim", "x", 0.5, -1.0, 2.5, "undecided", "lme")])
+    assert html.count("<tr>") == 3 and "<td>both</td>" in html and "<td>log-mean-exp</td>" in html
 
 
 # --- circle ------------------------------------------------------------------------------------------------
@@ -216,6 +219,9 @@ def test_attention_findings_follow_the_runs() -> None:
     assert weights.verdict == "reproduced" and weights.estimate == 25
     assert all(f.verdict == "reproduced" for f in gains) and len(gains) == len(variant_specs("paper"))
     assert tighter.verdict == "reproduced" and tighter.estimate == pytest.approx(0.03)
+    twin = attention_findings(attention_runs(learnable_gain=5.0, plain_gain=-5.0), PAPER, "lme", resamples=100)
+    assert [f.claim for f in twin] == [f.claim for f in found]     # the paper's claims, one table row each
+    assert "(r-lse, learnable)" in twin[-2].claim and "gain of r-lme " in twin[-2].measure
     found = attention_findings(attention_runs(learnable_gain=-5.0, plain_gain=5.0, image_elbo=205.0, iou_step=-0.01),
                                resamples=100)
     assert found[0].verdict == "reproduced" and found[-1].verdict == "reversed"

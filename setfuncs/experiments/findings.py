@@ -43,6 +43,8 @@ LEVEL = 0.95
 #: What the two variants of a table are, in a heading.
 VARIANT_TITLES = {"paper": "the paper's aggregations (mean, max, LSE)",
                   "lme": "log-mean-exp in place of LSE (not in the paper)"}
+#: What the two variants are in a findings table's column "with".
+VARIANT_LABELS = {"paper": "LSE (paper)", "lme": "log-mean-exp"}
 
 
 @dataclass(frozen=True)
@@ -130,14 +132,22 @@ def findings_html(findings: Sequence[Finding], caption: str | None = None) -> st
     """The findings as an HTML table: the paper's claim, the variant, what we measured (with the
     finding's note, which defines the measure's symbols), the estimate with its interval, and the
     verdict. The findings of one claim are rows next to each other (claims in the order they first
-    occur, variants in their order within a claim) under one cell that holds the claim."""
+    occur, variants in their order within a claim) under one cell that holds the claim; variants
+    that found the same (a measure that involves no LSE) share one row, marked "both"."""
     from setfuncs.tables import html_table
 
     claims = list(dict.fromkeys(f.claim for f in findings))
     ordered = sorted(findings, key=lambda f: claims.index(f.claim))          # stable: variants keep their order
-    rows = [{**asdict(f), "variant": "LSE (paper)" if f.variant == "paper" else "log-mean-exp",
-             "measure": f"{f.measure} ({f.note})" if f.note else f.measure,
-             "interval": f"{f.low:.3g} to {f.high:.3g}"} for f in ordered]
+    rows: list[dict] = []
+    for f in ordered:
+        row = {**asdict(f), "variant": VARIANT_LABELS[f.variant],
+               "measure": f"{f.measure} ({f.note})" if f.note else f.measure,
+               "interval": f"{f.low:.3g} to {f.high:.3g}"}
+        same = ("claim", "measure", "estimate", "low", "high", "verdict")
+        if rows and all(rows[-1][key] == row[key] for key in same) and rows[-1]["variant"] != row["variant"]:
+            rows[-1]["variant"] = "both"
+            continue
+        rows.append(row)
     return html_table(rows, [("claim", "the paper's claim", "{}"), ("variant", "with", "{}"),
                              ("measure", "our measure", "{}"), ("estimate", "estimate", "{:.3g}"),
                              ("interval", f"{LEVEL:.0%} interval", "{}"), ("verdict", "verdict", "{}")],

@@ -89,14 +89,15 @@ def attention_findings(results: dict, paper: str | os.PathLike | None = None, va
     ratio = weights[IMAGE] / weights[best]
     found.append(Finding(claims[0] + " (weights)", f"image localiser's weights / {best}'s", ratio, ratio, ratio,
                          "reproduced" if ratio >= 10 else "not reproduced", variant, note="counted, no uncertainty"))
-    for spec in specs:
+    # the claim names the paper's localiser (lse), the measure the one measured (lme in the lme variant)
+    for paper_spec, spec in zip(PAPER_SET_SPECS, specs):
         learnable = spec in LEARNABLE
         estimate, low, high = bootstrap(groups, smallest_gain(spec), resamples, seed)
         gain_verdict = verdict(low, high)
         if not learnable:     # the claim for plain aggregations is that they do not reliably improve
             gain_verdict = {"reproduced": "not reproduced", "reversed": "reproduced"}.get(gain_verdict, gain_verdict)
-        found.append(Finding(f"{claims[1]} ({spec}, {'learnable' if learnable else 'plain'})",
-                             f"smallest mean ELBO gain between consecutive sizes {sizes} (nats per canvas)",
+        found.append(Finding(f"{claims[1]} ({paper_spec}, {'learnable' if learnable else 'plain'})",
+                             f"smallest mean ELBO gain of {spec} between consecutive sizes {sizes} (nats per canvas)",
                              estimate, low, high, gain_verdict, variant, note="gains paired by canvas"))
     estimate, low, high = bootstrap(groups, tighter, resamples, seed)
     found.append(Finding(claims[2], f"mean over set localisers of box IoU at n = {sizes[-1]} - at n = {sizes[0]}",
