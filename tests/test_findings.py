@@ -162,6 +162,10 @@ def test_mixture_findings_follow_the_runs() -> None:
     found = mixture_findings(mixture_runs(recurrent_gain=-0.3, max_penalty=-0.5), variant="lme", resamples=60)
     assert [f.verdict for f in found[:3]] == ["reversed"] * 3
     assert found[4].verdict == found[5].verdict == "reversed"
+    paper = mixture_findings(mixture_runs(recurrent_gain=0.3, max_penalty=0.5), PAPER, resamples=60)
+    twin = mixture_findings(mixture_runs(recurrent_gain=0.3, max_penalty=0.5), PAPER, "lme", resamples=60)
+    assert [f.claim for f in twin] == [f.claim for f in paper] and "(lse)" in twin[2].claim   # the paper's words
+    assert "P(lme equivariant) - P(r-lme equivariant)" in twin[2].measure
 
 
 # --- point clouds ------------------------------------------------------------------------------------------
