@@ -75,6 +75,9 @@ def test_the_findings_table_shows_each_claim_once_and_defines_its_symbols() -> N
     same = [Finding("claim", "x", 0.5, -1.0, 2.0, "undecided", variant) for variant in ("paper", "lme")]
     html = findings_html(same + [Finding("claim", "x", 0.5, -1.0, 2.5, "undecided", "lme")])
     assert html.count("<tr>") == 3 and "<td>both</td>" in html and "<td>log-mean-exp</td>" in html
+    shared = [Finding(c, "T(a)", 0.5, -1.0, 2.0, "undecided", note="T: a statistic") for c in ("one", "two")]
+    html = findings_html(shared, caption="Table 1")
+    assert "<caption>Table 1; T: a statistic</caption>" in html and html.count("T: a statistic") == 1
 
 
 # --- circle ------------------------------------------------------------------------------------------------

@@ -133,15 +133,20 @@ def findings_html(findings: Sequence[Finding], caption: str | None = None) -> st
     finding's note, which defines the measure's symbols), the estimate with its interval, and the
     verdict. The findings of one claim are rows next to each other (claims in the order they first
     occur, variants in their order within a claim) under one cell that holds the claim; variants
-    that found the same (a measure that involves no LSE) share one row, marked "both"."""
+    that found the same (a measure that involves no LSE) share one row, marked "both". A note that
+    every finding shares is said once, after the caption."""
     from setfuncs.tables import html_table
 
     claims = list(dict.fromkeys(f.claim for f in findings))
     ordered = sorted(findings, key=lambda f: claims.index(f.claim))          # stable: variants keep their order
+    notes = {f.note for f in findings}
+    shared = notes.pop() if len(notes) == 1 else ""
+    if shared:
+        caption = f"{caption}; {shared}" if caption else shared
     rows: list[dict] = []
     for f in ordered:
         row = {**asdict(f), "variant": VARIANT_LABELS[f.variant],
-               "measure": f"{f.measure} ({f.note})" if f.note else f.measure,
+               "measure": f"{f.measure} ({f.note})" if f.note and not shared else f.measure,
                "interval": f"{f.low:.3g} to {f.high:.3g}"}
         same = ("claim", "measure", "estimate", "low", "high", "verdict")
         if rows and all(rows[-1][key] == row[key] for key in same) and rows[-1]["variant"] != row["variant"]:
