@@ -105,9 +105,15 @@ class SweepInterrupted(KeyboardInterrupt):
         self.path, self.kept, self.total = path, kept, total
 
 
-def _ignore_sigint() -> None:
-    """Local workers leave Ctrl-C to the client, which stops them (no tracebacks from each worker)."""
+def _prepare_local_worker() -> None:
+    """Local workers leave Ctrl-C to the client, which stops them (no tracebacks from each worker),
+    and give tqdm a thread lock: its default, a multiprocessing lock made by the first bar (even a
+    disabled one), is a named semaphore that a worker stopped midway by an interrupted sweep would
+    leave to the resource tracker, which then warns of a leak when the sweep exits."""
+    from tqdm import tqdm
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    tqdm.set_lock(threading.RLock())
 
 
 def _worker_description() -> dict:
@@ -147,7 +153,7 @@ def _cluster(engine: Engine) -> Iterator[tuple[Any, str]]:
                                silence_logs=logging.CRITICAL)
     try:
         with Client(cluster) as client:
-            client.register_worker_callbacks(_ignore_sigint)
+            client.register_worker_callbacks(_prepare_local_worker)
             yield client, f"{name}, LocalCluster({engine.jobs})"
     finally:
         cluster.close()
