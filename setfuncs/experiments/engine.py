@@ -106,13 +106,16 @@ class SweepInterrupted(KeyboardInterrupt):
 
 
 def _prepare_local_worker() -> None:
-    """Local workers leave Ctrl-C to the client, which stops them (no tracebacks from each worker),
-    and give tqdm a thread lock: its default, a multiprocessing lock made by the first bar (even a
-    disabled one), is a named semaphore that a worker stopped midway by an interrupted sweep would
-    leave to the resource tracker, which then warns of a leak when the sweep exits."""
+    """Local workers leave Ctrl-C and SIGTERM (a terminal and a batch system send them to every
+    process of the job) to the client, which stops them through their nannies (no worker dies
+    midway with its connections open, no tracebacks from each worker), and give tqdm a thread lock:
+    its default, a multiprocessing lock made by the first bar (even a disabled one), is a named
+    semaphore that a worker stopped midway would leave to the resource tracker, which then warns of
+    a leak when the sweep exits."""
     from tqdm import tqdm
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     tqdm.set_lock(threading.RLock())
 
 
