@@ -59,7 +59,7 @@ __all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "E
 
 #: The paper's set localisers' aggregations, plain ones first, then learnable ones.
 PAPER_SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
-#: Every set localiser of a sweep: the paper's, then the two with log-mean-exp in place of LSE
+#: Every set localiser of a sweep, the paper's and then the two with log-mean-exp in place of LSE
 #: (not in the paper).
 SET_SPECS = PAPER_SET_SPECS + tuple(lme_twin(s) for s in PAPER_SET_SPECS if lme_twin(s) != s)
 #: Every configuration of a sweep, the image baseline and then the set localisers.
