@@ -35,11 +35,12 @@ def html_table(rows: Sequence[Mapping], columns: Sequence[Column], caption: str 
     for column in columns:
         if len(column) != 3 or not all(isinstance(part, str) for part in column):
             raise ValueError(f"each column must be a (key, header, format) triple of strings, got {column!r}")
-    if span is not None and span not in [key for key, _, _ in columns]:
-        raise ValueError(f"span must be the key of one of the columns {[key for key, _, _ in columns]}, got {span!r}")
+    keys = [key for key, _, _ in columns]
+    if span is not None and span not in keys:
+        raise ValueError(f"span must be the key of one of the columns {keys}, got {span!r}")
     head = "".join(f"<th>{escape(title)}</th>" for _, title, _ in columns)
     texts = [[missing if row.get(key) is None else fmt.format(row[key]) for key, _, fmt in columns] for row in rows]
-    spanned = [key for key, _, _ in columns].index(span) if span is not None else None
+    spanned = keys.index(span) if span is not None else None
     body = []
     for i, row in enumerate(rows):
         cells = []

@@ -140,15 +140,15 @@ def findings_html(findings: Sequence[Finding], caption: str | None = None) -> st
     claims = list(dict.fromkeys(f.claim for f in findings))
     ordered = sorted(findings, key=lambda f: claims.index(f.claim))          # stable: variants keep their order
     notes = {f.note for f in findings}
-    shared = notes.pop() if len(notes) == 1 else ""
+    shared = next(iter(notes)) if len(notes) == 1 else ""
     if shared:
         caption = f"{caption}; {shared}" if caption else shared
+    same = ("claim", "measure", "estimate", "low", "high", "verdict")      # what two variants must share to merge
     rows: list[dict] = []
     for f in ordered:
         row = {**asdict(f), "variant": VARIANT_LABELS[f.variant],
                "measure": f"{f.measure} ({f.note})" if f.note and not shared else f.measure,
                "interval": f"{f.low:.3g} to {f.high:.3g}"}
-        same = ("claim", "measure", "estimate", "low", "high", "verdict")
         if rows and all(rows[-1][key] == row[key] for key in same) and rows[-1]["variant"] != row["variant"]:
             rows[-1]["variant"] = "both"
             continue

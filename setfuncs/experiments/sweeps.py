@@ -22,7 +22,7 @@ from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget",
-           "paper_configurations", "lme_twin", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
+           "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
            "make_deep_set", "train_configuration", "train_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
@@ -98,6 +98,14 @@ def lme_twin(spec: str) -> str:
     ends in ``-lse`` (``r-lse``, ``q-lse``). ``lme_twin("max/r-lse") == "max/r-lme"``; a spec without
     LSE comes back unchanged. The one name map of every experiment's ``"lme"`` variant."""
     return "/".join(part[:-3] + "lme" if part == "lse" or part.endswith("-lse") else part for part in spec.split("/"))
+
+
+def variant_spec(spec: str, variant: str) -> str:
+    """``spec`` as the variant ``variant`` (a key of ``VARIANTS``) runs it: unchanged for
+    ``"paper"``, its ``lme_twin`` for ``"lme"``."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    return spec if variant == "paper" else lme_twin(spec)
 
 
 def lme_twins() -> list[tuple[tuple[str, str, str], tuple[str, str, str]]]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..findings import Finding, bootstrap, verdict
 from ..results import load_paper
-from ..sweeps import VARIANTS, lme_twin
+from ..sweeps import variant_spec
 from .localisers import IMAGE
 from .sweep import PAPER_SET_SPECS
 from .table import LEARNABLE, usable_runs
@@ -38,9 +38,7 @@ ON_PAR_NATS = 1.0
 
 def variant_specs(variant: str = "paper") -> list[str]:
     """The set localisers of the paper's comparison, with log-mean-exp in place of LSE for ``"lme"``."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    return [s if variant == "paper" else lme_twin(s) for s in PAPER_SET_SPECS]
+    return [variant_spec(s, variant) for s in PAPER_SET_SPECS]
 
 
 def attention_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",

@@ -15,7 +15,7 @@ import numpy as np
 import setfuncs as sf
 
 from ..findings import Finding, bootstrap, verdict
-from ..sweeps import VARIANTS, lme_twin
+from ..sweeps import variant_spec
 from .budget import TABLE_SIZES
 from .table import _accuracy, column_runs, paper_rows
 
@@ -36,9 +36,7 @@ class _Percent(dict):
 
 def variant_columns(variant: str = "paper") -> list[str]:
     """Table 2's ten columns, with log-mean-exp in place of LSE for ``variant="lme"``."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    return [spec if variant == "paper" else lme_twin(spec) for spec in sf.TABLE2_SPECS]
+    return [variant_spec(spec, variant) for spec in sf.TABLE2_SPECS]
 
 
 def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
@@ -59,7 +57,7 @@ def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, v
             raise ValueError(f"the findings need runs of every column; {spec} has no usable run")
         groups[spec] = np.array(rows, dtype=float)
     size = {n: j for j, n in enumerate(TABLE_SIZES)}
-    lse_column = "max/r-lse" if variant == "paper" else lme_twin("max/r-lse")
+    lse_column = variant_spec("max/r-lse", variant)
     learnable_final = [s for s in columns if sf.parse_spec(s)[1] != "max"]
     max_equivariant = [s for s in columns if sf.parse_spec(s)[0] == "max"]
 
