@@ -5,10 +5,11 @@
 
 A GPU sweep trains each configuration's seeds as one ensemble on one stream per seed, made once per
 worker process (:func:`setfuncs.experiments.circle.stream.ensemble_stream`): the populations are
-drawn on the CPU, one thread per seed, and labelled where the stream lives (on a GPU by the torch
-solver). The test sets (5,000 populations of 5 to 100 particles) are labelled once per worker by
-the numpy solver (on a GPU the script also labels them with the torch solver). This script times each part as a sweep worker meets it (one torch thread), so
-that the first configuration's wall time in a results file can be split into data and training.
+drawn on the CPU, one seed after another, and labelled where the stream lives (on a GPU by the
+torch solver). The test sets (5,000 populations of 5 to 100 particles) are labelled once per worker
+by the numpy solver; on a GPU the script also labels them with the torch solver. Each part is timed
+as a sweep worker meets it (one torch thread), so that the first configuration's wall time in a
+results file can be split into data and training.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def main() -> None:
     timed(f"label them on {device.type} ({x.shape[0] * x.shape[1]:,} populations)", lambda: labels(x.to(device)),
           device)
     print(f"the stacked stream of {args.seeds} seeds, as the sweep makes it:")
-    timed("ensemble_stream: draw (a thread per seed), move, label", lambda: ensemble_stream(
+    timed("ensemble_stream: draw, move, label", lambda: ensemble_stream(
         seeds, args.steps, FULL.batch, str(device)), device)
     print(f"test sets of {FULL.test_size:,} populations (numpy solver, CPU):")
     for n in FULL.test_population_sizes:

@@ -12,7 +12,7 @@ import setfuncs as sf
 from setfuncs.ensemble import clip_per_model, fit_ensemble
 from setfuncs.experiments import circle
 from setfuncs.experiments.circle.data import circle_batch
-from setfuncs.experiments.circle.stream import stacked_sampler, training_stream
+from setfuncs.experiments.circle.stream import ensemble_stream, stacked_sampler, training_stream
 from setfuncs.experiments.sweeps import TRAIN_SEED
 from setfuncs.learnable import lstm_cell
 from setfuncs.train import fit
@@ -140,6 +140,14 @@ def test_a_circle_stream_is_the_batches_of_its_run() -> None:
         assert torch.equal(x[t], bx) and torch.equal(y[t], by)
     sample = stacked_sampler(x, y)
     assert torch.equal(sample()[0], x[0]) and torch.equal(sample()[1], y[1])
+
+
+def test_an_ensemble_stream_stacks_the_streams_of_its_seeds() -> None:
+    x, y = ensemble_stream((2, 0, 5), 3, 4, "cpu")
+    assert x.shape == (3, 3, 4, 20, 2) and y.shape == (3, 3, 4, 3)
+    for position, seed in enumerate((2, 0, 5)):
+        sx, sy = training_stream(seed, 3, 4)
+        assert torch.equal(x[:, position], sx) and torch.equal(y[:, position], sy)
 
 
 def test_run_ensemble_gives_the_records_of_run_one() -> None:

@@ -15,8 +15,6 @@ times (``tests/test_ensemble.py`` checks it).
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Callable
 
@@ -59,10 +57,12 @@ def ensemble_stream(seeds: tuple[int, ...], steps: int, batch: int, device: str)
     """The streams of ``seeds`` stacked as the ensemble reads them, ``x [steps, S, batch, 20, 2]`` and
     ``y [steps, S, batch, 3]``, on ``device`` (the last one cached: the next configuration reuses it).
 
-    The populations are drawn on the CPU, one thread per seed; the labels are computed where the
-    stream lives (on a GPU, the whole stream in seconds)."""
-    with ThreadPoolExecutor(max_workers=min(len(seeds), os.cpu_count() or 1)) as pool:
-        populations = list(pool.map(lambda seed: training_populations(seed, steps, batch), seeds))
+    The populations are drawn on the CPU, one seed after another: drawing is a loop of small
+    operations that holds the GIL, and on the 16-core GPU machine the 20 seeds' FULL stream made
+    with a thread per seed was not done after 115 s, where one seed took 2.8 s to draw and 0.6 s to
+    label (``results/benchmarks/circle-stream-h200.txt``). The labels are computed where the stream
+    lives."""
+    populations = [training_populations(seed, steps, batch) for seed in seeds]
     x = torch.stack(populations, dim=1).to(device)
     return x, labels(x)
 
