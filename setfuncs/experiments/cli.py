@@ -71,8 +71,8 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                        help="use the running Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786) instead of a "
                             "local one; start it with `dask scheduler` and `dask worker ADDRESS --nthreads 1`")
     run.add_argument("--device", default="cpu", metavar="{cpu,cuda,cuda:N,auto}",
-                     help="where the runs train, recorded with every run (default: cpu; the experiments "
-                          "train on the CPU only so far, so auto means cpu)")
+                     help="where the runs train, recorded with every run (default: cpu; auto: the GPU when "
+                          "there is one, else the CPU)")
     run.add_argument("--dashboard", action="store_true",
                      help="serve the local cluster's dashboard on http://localhost:8787 (needs bokeh)")
     run.add_argument("--restart", action="store_true",
