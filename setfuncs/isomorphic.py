@@ -76,9 +76,10 @@ def lse_as_sum() -> SumIsomorphic:
 def lme_as_sum() -> SumIsomorphic:
     r"""Log-mean-exp as a sum: :math:`g^{-1}(x) = (e^x, 1)`, :math:`g(s, n) = \ln(s/n)`.
 
-    For a fixed ``n``, :math:`g(s) = \ln(s / n)` is invertible and log-mean-exp is sum-isomorphic
-    like logsumexp; across sizes ``g`` forgets ``n``, as the mean's does. Numerically naive (see
-    :func:`lse_as_sum`).
+    The mean's construction with :math:`e^x` for :math:`x`, valid for every ``n``; ``g`` keeps only
+    :math:`\frac{1}{n}\sum_i e^{x_i}` and forgets ``n``, as the mean's does. For one fixed ``n``,
+    log-mean-exp is :math:`\operatorname{L\Sigma E} - \ln n`, a fixed shift of the sum-isomorphic
+    logsumexp. Numerically naive (see :func:`lse_as_sum`).
     """
     return SumIsomorphic(lambda s: torch.log(_divide_by_last(s)), lambda x: _append_one(torch.exp(x)))
 

@@ -238,7 +238,7 @@ class RecurrentAggregation(_AttentionRead):
 class ReadProcessWrite(RecurrentAggregation):
     r"""Read-process-write (Vinyals et al. 2016): softmax attention, weighted sum, output :math:`a_T`.
 
-    Eqs. (2)-(6) of the paper; the baseline that recurrent aggregation refines by a general
+    Eqs. (6)-(10) of the paper; the baseline that recurrent aggregation refines by a general
     ``reduce`` and a backward pass ``g`` over the step results.
     """
 

@@ -1,4 +1,4 @@
-r"""The Deep Set model (eqs. (7)-(10) of the paper), built from a spec in Table 2's notation.
+r"""The Deep Set model (eqs. (2)-(5) of the paper), built from a spec in Table 2's notation.
 
 .. math::
     m_i &= \operatorname{embed}(x_i)           && \text{per-particle MLP}\\

@@ -235,10 +235,11 @@ class LogMeanExp(Aggregation):
     Not in the paper: the book's centred logsumexp (chapter *Logsumexp between max and sum*).
     ``n`` identical particles give that particle back (no :math:`\ln n` offset), and
     :math:`\operatorname{mean}(X) \le \operatorname{LME}(X) \le \max(X)` (Jensen's inequality and
-    :math:`\frac{1}{n}\sum_i e^{x_i} \le e^{\max X}`). For a fixed ``n`` it is sum-isomorphic with
-    :math:`g(s) = \ln(s / n)`, :math:`g^{-1} = \exp`; across sizes it is a function of the pair
-    :math:`(\sum_i e^{x_i}, n)`, as the mean is of :math:`(\sum_i x_i, n)`
-    (:func:`~setfuncs.isomorphic.lme_as_sum`). Inside an equivariant layer
+    :math:`\frac{1}{n}\sum_i e^{x_i} \le e^{\max X}`). It is a sum in disguise as the mean is:
+    :math:`g^{-1}(x) = (e^x, 1)`, :math:`g(s, n) = \ln(s / n)` for every ``n``
+    (:func:`~setfuncs.isomorphic.lme_as_sum`); that ``g`` keeps only :math:`\frac{1}{n}\sum_i e^{x_i}`
+    and forgets ``n``. For one fixed ``n`` it is :math:`\operatorname{L\Sigma E} - \ln n`, a fixed
+    shift of the sum-isomorphic logsumexp. Inside an equivariant layer
     :math:`x_i - \operatorname{LME}(X)` stays of order one where :math:`x_i - \operatorname{L\Sigma E}(X)`
     is shifted by about :math:`-\ln n`.
     """

@@ -1,7 +1,8 @@
 r"""The continuous sum decomposition behind Theorem 2 (Wagstaff et al. 2019), made explicit.
 
-For populations of at most ``N`` scalars, the embedding :math:`\phi(x) = (x, x^2, \dots, x^N)`
-summed over the particles gives the power sums :math:`s_k = \sum_i x_i^k`. Newton's identities
+For populations of exactly ``N`` scalars, the embedding :math:`\phi(x) = (x, x^2, \dots, x^N)`
+summed over the particles gives the power sums :math:`s_k = \sum_i x_i^k`. (For sizes up to ``N``,
+zeros are invisible to power sums; embedding :math:`e^{x}` instead of :math:`x` mends that.) Newton's identities
 turn them into the elementary symmetric polynomials :math:`e_k`, the coefficients of
 :math:`\prod_i (z - x_i)`, whose roots are the particles; any invariant function, such as
 ``max``, is then a function :math:`\rho` of the ``N``-dimensional sum. The chapters *Sum

@@ -81,7 +81,7 @@ def test_query_aggregation_matches_definition_3(data, normalize: str) -> None:
 
 @given(data=st.data())
 def test_read_process_write_matches_order_matters(data) -> None:
-    """Eqs. (2)-(6): q_t = LSTM(q_{t-1}, a_{t-1}), softmax attention, weighted sum, output a_T."""
+    """Eqs. (6)-(10): q_t = LSTM(q_{t-1}, a_{t-1}), softmax attention, weighted sum, output a_T."""
     x, mask = data.draw(populations())
     d = x.shape[-1]
     agg = seeded(sf.ReadProcessWrite(d, steps=3))

@@ -71,8 +71,8 @@ def test_lme_across_sizes_is_a_function_of_the_pair_sum_exp_and_count(data) -> N
 
 
 def test_lme_alone_cannot_count_multiplicities() -> None:
-    """With g(s) = ln(s / n) fixed, LME is sum-isomorphic; across sizes {x} and {x, x} share one value,
-    so no rho can recover the count from LME alone (logsumexp tells them apart by ln 2)."""
+    """LME's g(s, n) = ln(s / n) keeps only the ratio: {x} and {x, x} share one value, so no rho can
+    recover the count from LME alone (logsumexp tells them apart by ln 2)."""
     one, two = torch.tensor([[[0.7]]], dtype=torch.float64), torch.tensor([[[0.7], [0.7]]], dtype=torch.float64)
     torch.testing.assert_close(sf.LogMeanExp()(one), sf.LogMeanExp()(two), rtol=1e-15, atol=1e-15)
     torch.testing.assert_close(sf.LogSumExp()(two) - sf.LogSumExp()(one),
