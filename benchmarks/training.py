@@ -47,6 +47,7 @@ from setfuncs.steps import resolve_device
 from setfuncs.train import fit
 
 CIRCLE_SPECS = ["max/max", "r-max/r-max", "r-lse/r-lse"]
+PAPER_CIRCLE_SPECS = [spec_of(*configuration) for configuration in paper_configurations()]
 CLOUD_SPECS = ["max/max", "r-lse/r-lse"]
 CLASSES = 40
 
@@ -146,8 +147,7 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", choices=["eager", "graphed", "ensemble", "products"], default=None,
                         help="modes to time (default: all the device has; eager is the ratios' baseline)")
     args = parser.parse_args()
-    circle_specs = ([spec_of(*c) for c in paper_configurations()] if args.circle_specs == ["paper"]
-                    else args.circle_specs)
+    circle_specs = PAPER_CIRCLE_SPECS if args.circle_specs == ["paper"] else args.circle_specs
     device = resolve_device(args.device)
     gpu = device.type == "cuda"
     steps = args.steps or (200 if gpu else 20)
@@ -184,9 +184,8 @@ def main() -> None:
     if not circle:
         return
     runs = 20 * CIRCLE_FULL.steps
-    paper = {spec_of(*c) for c in paper_configurations()}
-    if paper <= circle.keys():
-        hours = sum(runs / circle[spec] for spec in paper) / 3600
+    if set(PAPER_CIRCLE_SPECS) <= circle.keys():
+        hours = sum(runs / circle[spec] for spec in PAPER_CIRCLE_SPECS) / 3600
         print(f"\nprojection, training only: the paper's 36 configurations x 20 seeds x {CIRCLE_FULL.steps} steps, "
               f"each at its measured ensemble rate: {hours:.2f} h")
     else:
@@ -194,6 +193,7 @@ def main() -> None:
         print(f"\nprojection, training only: 36 configurations x 20 seeds x {CIRCLE_FULL.steps} steps at the "
               f"measured ensemble rates: {36 * runs / high / 3600:.2f} h if every configuration ran as fast "
               f"as the fastest spec above, {36 * runs / low / 3600:.2f} h as slow as the slowest")
+
 
 if __name__ == "__main__":
     main()

@@ -59,8 +59,8 @@ def ensemble_stream(seeds: tuple[int, ...], steps: int, batch: int, device: str)
 
     The populations are drawn on the CPU, one seed after another: drawing is a loop of small
     operations that holds the GIL, and on the 16-core GPU machine the 20 seeds' FULL stream made
-    with a thread per seed was not done after 115 s, where one seed took 2.8 s to draw and 0.6 s to
-    label (``results/benchmarks/circle-stream-h200.txt``). The labels are computed where the stream
+    with a thread per seed was still unfinished after about 110 s, where one seed took 2.8 s to draw
+    and 0.6 s to label (``results/benchmarks/circle-stream-h200.txt``). The labels are computed where the stream
     lives."""
     populations = [training_populations(seed, steps, batch) for seed in seeds]
     x = torch.stack(populations, dim=1).to(device)
