@@ -12,6 +12,7 @@ from setfuncs.experiments.circle import circle_findings, lme_against_lse
 from setfuncs.experiments.findings import Finding, bootstrap, combine, findings_html, format_findings, verdict
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
+from setfuncs.experiments.pointcloud import lme_against_lse as pointcloud_lme_against_lse
 from setfuncs.experiments.results import PAPER_RESULTS, RESULTS_DIR
 from setfuncs.experiments.sweeps import SETTINGS, all_configurations, lme_twin, spec_of
 
@@ -197,6 +198,22 @@ def test_pointcloud_findings_follow_the_runs() -> None:
     assert [f.verdict for f in found[:5]] == ["reversed"] * 5
     with pytest.raises(ValueError, match="no usable run"):
         pointcloud_findings(pointcloud_runs({"max/max": (0.9, 0.5, 0.3)}))
+
+
+@pytest.mark.parametrize("lme_gain, better", [(0.1, "log-mean-exp"), (-0.1, "LSE")])
+def test_pointcloud_lme_against_lse_pairs_each_lse_column_with_its_twin_at_every_size(lme_gain: float,
+                                                                                      better: str) -> None:
+    accuracy = {"max/r-lse": (0.6, 0.5, 0.4), "r-lse/r-lse": (0.7, 0.6, 0.5)}
+    accuracy |= {spec.replace("lse", "lme"): tuple(a + lme_gain for a in values) for spec, values in accuracy.items()}
+    rows = pointcloud_lme_against_lse(pointcloud_runs(accuracy), resamples=200)
+    assert [(r["spec"], r["twin"], r["n"]) for r in rows] == [
+        (spec, spec.replace("lse", "lme"), n) for spec in ("max/r-lse", "r-lse/r-lse") for n in (1000, 100, 50)]
+    for row in rows:
+        assert row["low"] <= row["estimate"] <= row["high"] and row["estimate"] == pytest.approx(lme_gain, abs=0.02)
+        assert row["better"] == better
+    with pytest.raises(ValueError, match="r-lme/r-lme has no usable run"):
+        pointcloud_lme_against_lse(pointcloud_runs({"max/r-lse": (0.6, 0.5, 0.4), "max/r-lme": (0.7, 0.6, 0.5),
+                                                    "r-lse/r-lse": (0.7, 0.6, 0.5)}))
 
 
 # --- spatial attention -------------------------------------------------------------------------------------

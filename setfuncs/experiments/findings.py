@@ -31,7 +31,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["VERDICTS", "RESAMPLES", "LEVEL", "VARIANT_TITLES", "Finding", "bootstrap", "verdict", "combine",
+__all__ = ["VERDICTS", "RESAMPLES", "LEVEL", "VARIANT_TITLES", "Finding", "bootstrap", "verdict", "favoured", "combine",
            "findings_rows", "format_findings", "findings_html"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
@@ -100,6 +100,12 @@ def verdict(low: float, high: float, margin: float | None = None) -> str:
     if low > -margin:
         return "reproduced"
     return "not reproduced" if high < -margin else "undecided"
+
+
+def favoured(low: float, high: float) -> str:
+    """Which aggregation the interval ``[low, high]`` of a log-mean-exp-minus-LSE advantage (positive:
+    log-mean-exp is better) favours: ``"log-mean-exp"``, ``"LSE"``, or ``"undecided"`` when it contains 0."""
+    return {"reproduced": "log-mean-exp", "reversed": "LSE"}.get(verdict(low, high), "undecided")
 
 
 def combine(verdicts: Sequence[str]) -> str:

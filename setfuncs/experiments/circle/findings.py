@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from ..findings import Finding, bootstrap, verdict
+from ..findings import Finding, bootstrap, favoured, verdict
 from ..sweeps import SETTINGS, lme_twins, spec_of
 from .table import median_best, paper_rows, usable_runs
 
@@ -98,11 +98,6 @@ def _log_gain(lse: np.ndarray, lme: np.ndarray) -> float:
     return float(np.log(np.median(lse)) - np.log(np.median(lme)))
 
 
-def _winner(low: float, high: float) -> str:
-    """Which aggregation the interval of :func:`_log_gain` favours: log-mean-exp, LSE, or undecided."""
-    return {"reproduced": "log-mean-exp", "reversed": "LSE"}.get(verdict(low, high), "undecided")
-
-
 def lme_against_lse(results: dict, resamples: int = 500, seed: int = 0) -> tuple[list[dict], dict]:
     r"""Log-mean-exp against the paper's LSE, configuration by configuration (not in the paper).
 
@@ -133,8 +128,8 @@ def lme_against_lse(results: dict, resamples: int = 500, seed: int = 0) -> tuple
         rows.append({"setting": setting, "spec": spec, "twin": twin, "runs": len(groups[spec]),
                      "twin_runs": len(groups[twin]), "median_mse": lse_median, "twin_median_mse": lme_median,
                      "ratio": lme_median / lse_median, "log_gain": estimate, "low": low, "high": high,
-                     "better": _winner(low, high)})
+                     "better": favoured(low, high)})
     used = {name: groups[name] for _, spec, twin in pairs for name in (spec, twin)}
     estimate, low, high = bootstrap(used, lambda g: float(np.mean([_log_gain(g[a], g[b]) for _, a, b in pairs])),
                                     resamples, seed)
-    return rows, {"pairs": len(pairs), "log_gain": estimate, "low": low, "high": high, "better": _winner(low, high)}
+    return rows, {"pairs": len(pairs), "log_gain": estimate, "low": low, "high": high, "better": favoured(low, high)}

@@ -18,7 +18,7 @@ from .shapes import SHAPE_NAMES, base_mesh, random_shape, shape_meshes, syntheti
 from .surface import sample_surface
 from .sweep import (COLUMNS, DATA_SETS, LME_COLUMNS, Data, PointClouds, load_data, make_model, run_one, sweep,
                     table2_tasks, train_model)
-from .findings import pointcloud_findings, variant_columns
+from .findings import lme_against_lse, pointcloud_findings, variant_columns
 from .table import accuracy_curves, column_runs, format_table, load_results, paper_rows, pointcloud_table
 from .train import milestones, train_classifier, training_batches
 
@@ -29,5 +29,5 @@ __all__ = ["BUDGETS", "FULL", "MEDIUM", "QUICK", "TABLE_SIZES", "Budget", "evalu
            "synthetic_shapes", "sample_surface", "COLUMNS", "LME_COLUMNS", "DATA_SETS", "Data", "PointClouds", "load_data",
            "make_model", "run_one", "sweep", "table2_tasks", "train_model", "accuracy_curves",
            "format_table", "load_results", "paper_rows", "pointcloud_table", "milestones", "column_runs",
-           "pointcloud_findings", "variant_columns",
+           "pointcloud_findings", "variant_columns", "lme_against_lse",
            "train_classifier", "training_batches"]

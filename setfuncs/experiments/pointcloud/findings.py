@@ -14,12 +14,12 @@ import numpy as np
 
 import setfuncs as sf
 
-from ..findings import Finding, bootstrap, verdict
-from ..sweeps import variant_spec
+from ..findings import RESAMPLES, Finding, bootstrap, favoured, verdict
+from ..sweeps import lme_twin, variant_spec
 from .budget import TABLE_SIZES
 from .table import _accuracy, column_runs, paper_rows
 
-__all__ = ["variant_columns", "pointcloud_findings"]
+__all__ = ["variant_columns", "pointcloud_findings", "lme_against_lse"]
 
 
 class _Percent(dict):
@@ -39,6 +39,19 @@ def variant_columns(variant: str = "paper") -> list[str]:
     return [variant_spec(spec, variant) for spec in sf.TABLE2_SPECS]
 
 
+def _accuracy_groups(results: dict, columns: list[str]) -> dict[str, np.ndarray]:
+    """``{spec: [runs, 3]}``: the test accuracies at Table 2's sizes of every run of each column that
+    neither diverged nor collapsed; a ValueError if a column has none."""
+    groups = {}
+    for spec in columns:
+        rows = [[_accuracy(r, n) for n in TABLE_SIZES] for r in column_runs(results, spec)]
+        rows = [row for row in rows if None not in row]
+        if not rows:
+            raise ValueError(f"the findings need runs of every column; {spec} has no usable run")
+        groups[spec] = np.array(rows, dtype=float)
+    return groups
+
+
 def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
                         resamples: int = 1000, seed: int = 0) -> list[Finding]:
     """The findings of Section 4.3 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
@@ -49,13 +62,7 @@ def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, v
         return f" (the paper's Table 2: {text.format_map(_Percent(theirs))})" if theirs else ""
 
     columns = variant_columns(variant)
-    groups = {}
-    for spec in columns:
-        rows = [[_accuracy(r, n) for n in TABLE_SIZES] for r in column_runs(results, spec)]
-        rows = [row for row in rows if None not in row]
-        if not rows:
-            raise ValueError(f"the findings need runs of every column; {spec} has no usable run")
-        groups[spec] = np.array(rows, dtype=float)
+    groups = _accuracy_groups(results, columns)
     size = {n: j for j, n in enumerate(TABLE_SIZES)}
     lse_column = variant_spec("max/r-lse", variant)
     learnable_final = [s for s in columns if sf.parse_spec(s)[1] != "max"]
@@ -104,3 +111,27 @@ def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, v
         found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
                              note="A_n: mean test accuracy over seeds at n particles"))
     return found
+
+
+def lme_against_lse(results: dict, resamples: int = RESAMPLES, seed: int = 0) -> list[dict]:
+    r"""Log-mean-exp against the paper's LSE, column by column and size by size (not in the paper).
+
+    Each of Table 2's columns with LSE is paired with its twin (:func:`~setfuncs.experiments.sweeps.lme_twin`,
+    ``max/r-lse`` with ``max/r-lme``); at each size :math:`n` of Table 2 the statistic is
+    :math:`A_n(\text{twin}) - A_n(\text{column})`, the difference of mean test accuracies over seeds,
+    with its 95 % interval from resampling both columns' runs
+    (:func:`~setfuncs.experiments.findings.bootstrap`, ``seed`` for every pair and size).
+
+    One row per pair and size, keys ``spec, twin, n, estimate, low, high, better``
+    (:func:`~setfuncs.experiments.findings.favoured`); a ValueError if a column has no usable run.
+    """
+    rows = []
+    for spec in (s for s in sf.TABLE2_SPECS if lme_twin(s) != s):
+        twin = lme_twin(spec)
+        groups = _accuracy_groups(results, [spec, twin])
+        for j, n in enumerate(TABLE_SIZES):
+            estimate, low, high = bootstrap(groups, lambda g: float(g[twin][:, j].mean() - g[spec][:, j].mean()),
+                                            resamples, seed)
+            rows.append({"spec": spec, "twin": twin, "n": n, "estimate": estimate, "low": low, "high": high,
+                         "better": favoured(low, high)})
+    return rows
