@@ -40,13 +40,16 @@ VALID = {
                 "mse_by_population_size": {"20": 1.0}}),
     "mixture": (_header("gmm_mixture_weights", "max/max"),
                 {"spec": "max/max", "setting": "plain/plain", "equivariant": "max", "final": "max", "seed": 0,
-                 "error": None, "collapsed": False, "metric": -1.0, "metric_by_population_size": {"100": -1.0}}),
+                 "error": None, "collapsed": False, "metric": -1.0, "test_nll": -0.5, "test_mae": 0.1,
+                 "metric_by_population_size": {"100": -1.0}}),
     "pointcloud": (_header("point_cloud_classification", "max/max", data={"name": "shapes"}),
-                   {"spec": "max/max", "seed": 0, "error": None, "collapsed": False, "accuracy": 0.5,
+                   {"spec": "max/max", "equivariant": "max", "final": "max", "seed": 0, "error": None,
+                    "collapsed": False, "accuracy": 0.5,
                     "accuracy_by_population_size": {"50": 0.4, "100": 0.45, "1000": 0.5}}),
     "attention": (_header("spatial_attention", "mean", budget_parameters={"particles": 20, "eval_sizes": [5, 20]},
                           data={"source": "sklearn"}),
-                  {"spec": "mean", "seed": 0, "error": None, "failed": False, "localiser_parameters": 10,
+                  {"spec": "mean", "localiser": "set", "seed": 0, "error": None, "failed": False, "localiser_parameters": 10,
+                   "elbo": 1.0, "count_accuracy": 0.5, "box_iou": 0.5,
                    "evaluation": {str(n): {"elbo": 1.0, "count_accuracy": 0.5, "box_iou": 0.5} for n in (5, 20)}}),
 }
 LOADERS: dict[str, Callable[[Path], dict]] = {"circle": circle.load_results, "mixture": mixture.load_results,
@@ -54,8 +57,8 @@ LOADERS: dict[str, Callable[[Path], dict]] = {"circle": circle.load_results, "mi
                                               "attention": attention.load_results}
 MAINS: dict[str, Callable[[list[str]], None]] = {"circle": circle_main, "mixture": mixture_main,
                                                  "pointcloud": pointcloud_main, "attention": attention_main}
-RUN_KEYS = {"circle": circle.table.RUN_KEYS, "mixture": mixture.table.RUN_KEYS,
-            "pointcloud": pointcloud.table.RUN_KEYS, "attention": attention.table.RUN_KEYS}
+RUN_KEYS = {"circle": circle.RUN_SCHEMA.keys, "mixture": mixture.RUN_SCHEMA.keys,
+            "pointcloud": pointcloud.RUN_SCHEMA.keys, "attention": attention.RUN_SCHEMA.keys}
 EXPERIMENTS = list(VALID)
 
 
@@ -143,8 +146,14 @@ def test_a_run_without_a_key_its_table_reads_is_refused_by_name(name: str, tmp_p
         del results["runs"][1][key]
         path = tmp_path / f"{key}.json"
         path.write_text(json.dumps(results))
-        label = f"{'?' if key == 'spec' else results['runs'][0]['spec']} seed {'?' if key == 'seed' else 1}"
-        _refused(name, path, re.escape(f"run 1 ({label}) lacks {key}, which the table reads"))
+        _refused(name, path, re.escape(f"run 1 ({results['runs'][0]['spec']} seed 1) lacks {key}, which the tables read"))
+    for key, what in (("spec", "not a model spec"), ("seed", "not a non-negative int")):
+        results = _valid(name)
+        results["runs"].append({**results["runs"][0], "seed": 1})
+        del results["runs"][1][key]
+        path = tmp_path / f"{key}.json"
+        path.write_text(json.dumps(results))
+        _refused(name, path, re.escape(f"{key} is None, {what}"))
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
@@ -158,7 +167,7 @@ def test_a_run_that_raised_needs_no_metrics_but_its_name(name: str, tmp_path: Pa
     assert LOADERS[name](path)["runs"][1] == failure
     del results["runs"][1]["seed"]
     path.write_text(json.dumps(results))
-    _refused(name, path, "run 1 .* lacks seed")
+    _refused(name, path, "run 1 .* seed is None, not a non-negative int")
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)

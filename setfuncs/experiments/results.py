@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .resultsfile import restore_non_finite
+from .schema import RunSchema, check_results, finished_runs, status_counts
 
-__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "HEADER_KEYS", "FAILURE_KEYS", "results_file", "load_sweep", "load_paper",
+__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "HEADER_KEYS", "results_file", "load_sweep", "load_paper",
            "provenance_rows"]
 
 #: ``<repository>/results``, next to the ``setfuncs`` package of an editable install.
@@ -29,8 +30,6 @@ PAPER_RESULTS = "paper-results.json"
 #: ``sittings``) included: :func:`~setfuncs.experiments.provenance.sweep_provenance` and the engine write them.
 HEADER_KEYS = ("experiment", "budget", "budget_parameters", "configurations", "seeds", "runs_per_configuration",
                "complete", "runs")
-#: What a run that raised (it has ``failure`` and no metrics) must hold: which run it was.
-FAILURE_KEYS = ("spec", "seed")
 
 
 def results_file(name: str) -> Path:
@@ -80,26 +79,7 @@ def _missing(record: dict, keys: Sequence[str]) -> list[str]:
     return missing
 
 
-def _check_runs(path: str | os.PathLike, runs: list, run_keys: Sequence[str], writer: str) -> None:
-    """A ValueError naming the file and the first run that is not a record or lacks a key: ``run_keys``
-    for a finished run, :data:`FAILURE_KEYS` for a run that raised (``failure``, no metrics)."""
-    bad = []
-    for i, run in enumerate(runs):
-        if not isinstance(run, dict):
-            raise ValueError(f"{path}: run {i} is a {type(run).__name__}, not a run's record; pass a file "
-                             f"written by {writer}")
-        missing = [k for k in (FAILURE_KEYS if "failure" in run else run_keys) if k not in run]
-        if missing:
-            bad.append((i, run, missing))
-    if bad:
-        i, run, missing = bad[0]
-        others = f" (and {len(bad) - 1} more of its {len(runs)} runs lack keys)" if len(bad) > 1 else ""
-        raise ValueError(f"{path}: run {i} ({run.get('spec', '?')} seed {run.get('seed', '?')}) lacks "
-                         f"{', '.join(missing)}, which the table reads{others}; the file was not written by "
-                         f"{writer} of this version, or was edited: write it again with that command")
-
-
-def load_sweep(path: str | os.PathLike, experiment: str, package: str, run_keys: Sequence[str] = (),
+def load_sweep(path: str | os.PathLike, experiment: str, package: str, schema: RunSchema = RunSchema(),
                header_keys: Sequence[str] = ()) -> dict:
     """A sweep's results file, checked before any table reads it; every error names the file.
 
@@ -107,14 +87,17 @@ def load_sweep(path: str | os.PathLike, experiment: str, package: str, run_keys:
         path: the JSON file written by ``python -m <package> sweep``.
         experiment: the ``experiment`` the file must hold, e.g. ``"minimal_enclosing_circle"``.
         package: the experiment's module, e.g. ``"setfuncs.experiments.circle"``, named as the writer.
-        run_keys: what every run without ``failure`` must hold (its table's keys); a run with
-            ``failure`` (it raised, and has no metrics) must hold :data:`FAILURE_KEYS`.
+        schema: what every finished run holds (:class:`~setfuncs.experiments.schema.RunSchema`,
+            the experiment's ``RUN_SCHEMA``), checked with
+            :func:`~setfuncs.experiments.schema.check_results`: one record per configuration and
+            seed, seeds non-negative ints, metrics numbers or the writer's non-finite form.
         header_keys: what the file must hold besides :data:`HEADER_KEYS`; a dotted key such as
             ``"budget_parameters.particles"`` names a key inside another.
 
     Non-finite floats written as ``null`` (:mod:`~setfuncs.experiments.resultsfile`) are NaN or
     infinite again. Raises ValueError if the file is not JSON (empty, truncated, binary), holds
-    another experiment, lacks a header key or a run's key, or has no runs.
+    another experiment, lacks a header key, has no runs, or breaks the schema
+    (:class:`~setfuncs.experiments.schema.SchemaError`, naming the run and the field).
     """
     writer = f"`python -m {package} sweep`"
     results = _read_json(path, f"pass a file written by {writer}")
@@ -131,7 +114,8 @@ def load_sweep(path: str | os.PathLike, experiment: str, package: str, run_keys:
     if not results["runs"]:
         raise ValueError(f"{path} has no runs; run the sweep command first: {writer} (run again, it resumes "
                          f"the sweep in the file)")
-    _check_runs(path, results["runs"], run_keys, writer)
+    check_results(results, path, schema, f"the file was not written by {writer} of this version, or was "
+                                         f"edited: write it again with that command")
     try:
         return restore_non_finite(results)
     except ValueError as err:
@@ -154,7 +138,7 @@ def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
     git commits of its sittings, the runs (finished, diverged, collapsed, failed), whether it is
     complete, its wall time per sitting and engine, the hardware and the versions. ``package`` is
     the experiment's module, e.g. ``"setfuncs.experiments.circle"``."""
-    runs = [r for r in results["runs"] if "failure" not in r]
+    counts = status_counts(results["runs"])
     sittings = results["sittings"]
     commands = list(dict.fromkeys(" ".join(["python -m", package, *s["command"][1:]]) for s in sittings))
     commits = list(dict.fromkeys(s["git_commit"] or "unknown" for s in sittings))
@@ -166,8 +150,8 @@ def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
         ("git commit of the code" + ("s" if len(commits) > 1 else ""), ", ".join(commits)),
         ("runs per configuration (seeds)", str(results["runs_per_configuration"])),
         ("runs: finished / diverged / collapsed / failed",
-         f"{sum(r.get('error') is None for r in runs)} / {sum(r.get('error') is not None for r in runs)} / "
-         f"{sum(bool(r.get('collapsed')) for r in runs)} / {len(results['runs']) - len(runs)}"),
+         f"{len(finished_runs(results)) - counts['diverged']} / {counts['diverged']} / {counts['collapsed']} / "
+         f"{counts['failed']}"),
         ("complete", str(results["complete"])),
         ("wall time", f"{sum(s['wall_seconds'] or 0.0 for s in sittings) / 60:.0f} min in {len(sittings)} sitting"
                       f"{'s' if len(sittings) > 1 else ''}: {times}"),

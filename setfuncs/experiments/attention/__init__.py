@@ -18,7 +18,7 @@ from .canvas import (CANVAS_SIZE, DIGIT_SIZES, MAX_DIGITS, MNIST_URL, Canvases, 
 from .evaluate import EVAL_DRAWS, box_iou, canvas_scores, evaluate_at, evaluate_model, matched_box_iou
 from .localisers import IMAGE, ImageLocaliser, SetLocaliser, localiser_parameters, make_localiser
 from .particles import pixel_probabilities, sample_particles
-from .sweep import DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, load_data, run_one, sweep, train_model
+from .sweep import RUN_SCHEMA, DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, load_data, run_one, sweep, train_model
 from .findings import ON_PAR_NATS, attention_findings, variant_specs
 from .table import (attention_table, elbo_curves, format_table, load_results, usable_runs,
                     mean_over_runs, never_count_two)

@@ -44,6 +44,7 @@ from setfuncs.model import parameter_count
 from setfuncs.steps import device_name, resolve_device
 
 from ..engine import Engine, run_sweep
+from ..schema import RunSchema
 from ..provenance import sweep_identity, sweep_provenance
 from ..sweeps import TEST_SEED, TRAIN_SEED, Task, lme_twin, seed_by_seed
 from .air import LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
@@ -54,7 +55,7 @@ from .evaluate import EVAL_DRAWS, evaluate_model
 from .localisers import IMAGE
 from .train import make_air, train_air
 
-__all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "Data", "load_data", "train_model",
+__all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "Data", "load_data", "train_model",
            "run_one", "attention_tasks", "provenance", "sweep"]
 
 #: The paper's set localisers' aggregations, plain ones first, then learnable ones.
@@ -70,6 +71,9 @@ DATA_SETS = ("digits", "mnist")
 DATA_SEED = 0
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "spatial_attention"
+#: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
+RUN_SCHEMA = RunSchema(metrics=("elbo", "count_accuracy", "box_iou"),
+                       fields=("localiser", "localiser_parameters", "evaluation"))
 
 
 @dataclass(frozen=True)

@@ -19,17 +19,14 @@ from setfuncs.tables import text_table
 
 from ..results import load_sweep
 from .localisers import IMAGE
-from .sweep import EXPERIMENT, SET_SPECS
+from .sweep import EXPERIMENT, RUN_SCHEMA, SET_SPECS
 
-__all__ = ["LEARNABLE", "RUN_KEYS", "HEADER_KEYS", "load_results", "usable_runs", "mean_over_runs", "attention_table",
+__all__ = ["LEARNABLE", "HEADER_KEYS", "load_results", "usable_runs", "mean_over_runs", "attention_table",
            "never_count_two", "elbo_curves", "format_table"]
 
 #: The learnable set aggregations (the others are plain).
 LEARNABLE = tuple(s for s in SET_SPECS if s[:2] in ("q-", "r-"))
 
-
-#: What every finished run must hold for the table and its findings.
-RUN_KEYS = ("spec", "seed", "error", "localiser_parameters", "evaluation")
 #: What the table, the findings and the command line read of the header, besides every sweep's
 #: (:data:`~setfuncs.experiments.results.HEADER_KEYS`).
 HEADER_KEYS = ("budget_parameters.particles", "budget_parameters.eval_sizes", "data.source")
@@ -37,9 +34,10 @@ HEADER_KEYS = ("budget_parameters.particles", "budget_parameters.eval_sizes", "d
 
 def load_results(path: str | os.PathLike) -> dict:
     """A spatial-attention sweep's results file (:func:`~setfuncs.experiments.results.load_sweep`
-    with :data:`RUN_KEYS` and :data:`HEADER_KEYS`); a ValueError naming the file if it is none or
+    with the experiment's
+    :data:`~setfuncs.experiments.attention.sweep.RUN_SCHEMA` and :data:`HEADER_KEYS`); a ValueError naming the file if it is none or
     has no runs."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.attention", RUN_KEYS, HEADER_KEYS)
+    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.attention", RUN_SCHEMA, HEADER_KEYS)
 
 
 def _sizes(results: dict) -> list[int]:

@@ -13,7 +13,7 @@ from .batched import min_enclosing_circles, min_enclosing_circles_bruteforce
 from .welzl import Circle, Step, circle_of, min_enclosing_circle, welzl_trace
 from .data import circle_batch, circle_targets, sample_populations, test_set
 from ..sweeps import SETTINGS, all_configurations, lme_configurations, paper_configurations, spec_of
-from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_errors, make_model, run_ensemble, run_one, sweep,
+from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_errors, make_model, run_ensemble, run_one, sweep,
                     train_ensemble, train_model)
 from .findings import circle_findings, lme_against_lse, mse_by_spec
 from .table import by_population_size, circle_table, format_table, load_results, median_best, usable_runs

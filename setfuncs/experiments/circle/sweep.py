@@ -53,18 +53,22 @@ from setfuncs.steps import TrainingLog
 
 from ..collapse import COLLAPSE_RATIO, collapse_record
 from ..engine import Engine, run_sweep
+from ..schema import RunSchema
 from ..provenance import sweep_identity, sweep_provenance
 from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, spec_of,
                       train_configuration, train_configuration_ensemble)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mean, test_set
 from .stream import ensemble_stream, stacked_sampler
 
-__all__ = ["EXPERIMENT", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
+__all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
            "circle_errors", "train_model", "train_ensemble", "evaluate_run", "run_one", "run_ensemble", "sweep",
            "provenance"]
 
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "minimal_enclosing_circle"
+#: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
+RUN_SCHEMA = RunSchema(metrics=("mse", "radius_mse", "center_mse"), maps=("mse_by_population_size",),
+                       fields=("setting", "equivariant", "final"))
 
 
 @dataclass(frozen=True)

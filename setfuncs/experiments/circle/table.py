@@ -28,9 +28,9 @@ from setfuncs.tables import text_table
 
 from ..results import load_paper, load_sweep
 from ..sweeps import SETTINGS, VARIANTS, in_variant
-from .sweep import EXPERIMENT
+from .sweep import EXPERIMENT, RUN_SCHEMA
 
-__all__ = ["PAPER_ROWS", "RUN_KEYS", "load_results", "paper_rows", "usable_runs", "median_best", "circle_table",
+__all__ = ["PAPER_ROWS", "load_results", "paper_rows", "usable_runs", "median_best", "circle_table",
            "by_population_size", "format_table"]
 
 #: Our setting names -> the row names in the paper's ``results/paper-results.json``.
@@ -42,15 +42,11 @@ PAPER_ROWS = {
 }
 
 
-#: What every finished run must hold for the table, its findings and :func:`by_population_size`.
-RUN_KEYS = ("spec", "seed", "setting", "equivariant", "final", "error", "mse", "radius_mse", "center_mse",
-            "mse_by_population_size")
-
 
 def load_results(path: str | os.PathLike) -> dict:
-    """A circle sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with
-    :data:`RUN_KEYS`); a ValueError naming the file if it is none or has no runs."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.circle", RUN_KEYS)
+    """A circle sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with the experiment's
+    :data:`~setfuncs.experiments.circle.sweep.RUN_SCHEMA`); a ValueError naming the file if it is none or has no runs."""
+    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.circle", RUN_SCHEMA)
 
 
 def paper_rows(path: str | os.PathLike) -> dict[str, dict[str, float]]:

@@ -16,7 +16,7 @@ from .loss import (beta_concentrations, beta_log_likelihood, beta_mean, beta_nll
 from .em import EMResult, em_smaller_weight, fit_gmm, initial_parameters
 from .metric import (bootstrap_samples, em_estimates, estimator_curve, kde_log_density,
                      log_score_ratio, model_estimates, scott_bandwidth)
-from .sweep import (BUDGETS, FULL, MEDIUM, QUICK, Budget, evaluate_metric, make_model, run_one, sweep,
+from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, evaluate_metric, make_model, run_one, sweep,
                     train_model)
 from .findings import mixture_findings
 from .table import (batch_peaks, by_population_size, format_table, load_results, mixture_table, peak_performance,

@@ -52,6 +52,7 @@ import torch
 import setfuncs as sf
 from setfuncs.model import HEAD_SCALE
 from setfuncs.experiments.engine import Engine, run_sweep
+from setfuncs.experiments.schema import RunSchema
 from setfuncs.experiments.provenance import sweep_identity, sweep_provenance
 from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
                                          make_deep_set, spec_of,
@@ -64,11 +65,14 @@ from .loss import beta_mean, beta_nll, marginal_beta, marginal_head_bias
 from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_ratio,
                      model_estimates, scott_bandwidth)
 
-__all__ = ["EXPERIMENT", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
+__all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
            "make_model", "train_model", "evaluate_metric", "run_one", "sweep", "provenance"]
 
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "gmm_mixture_weights"
+#: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
+RUN_SCHEMA = RunSchema(metrics=("metric", "test_nll", "test_mae"), maps=("metric_by_population_size",),
+                       fields=("setting", "equivariant", "final"))
 #: Seed of the bootstrap subsamples of the test populations.
 BOOTSTRAP_SEED = 0
 #: The population size of the violins' per-run metric (the paper's population size).

@@ -27,23 +27,20 @@ from setfuncs.tables import text_table
 
 from ..results import load_paper, load_sweep
 from ..sweeps import SETTINGS, VARIANTS, in_variant
-from .sweep import EXPERIMENT
+from .sweep import EXPERIMENT, RUN_SCHEMA
 
-__all__ = ["GROUPINGS", "RUN_KEYS", "load_results", "paper_findings", "variant_runs", "peak_performance", "batch_peaks",
+__all__ = ["GROUPINGS", "load_results", "paper_findings", "variant_runs", "peak_performance", "batch_peaks",
            "mixture_table", "by_population_size", "format_table"]
 
 #: How runs can be grouped for the violins, by the equivariant or by the final aggregation.
 GROUPINGS = ("equivariant", "final")
 
 
-#: What every finished run must hold for the violins, the table and its findings.
-RUN_KEYS = ("spec", "seed", "setting", "equivariant", "final", "error", "metric", "metric_by_population_size")
-
 
 def load_results(path: str | os.PathLike) -> dict:
-    """A mixture sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with
-    :data:`RUN_KEYS`); a ValueError naming the file if it is none or has no runs."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.mixture", RUN_KEYS)
+    """A mixture sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with the experiment's
+    :data:`~setfuncs.experiments.mixture.sweep.RUN_SCHEMA`); a ValueError naming the file if it is none or has no runs."""
+    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.mixture", RUN_SCHEMA)
 
 
 def paper_findings(path: str | os.PathLike) -> list[str]:

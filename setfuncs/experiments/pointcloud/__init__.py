@@ -16,7 +16,7 @@ from .modelnet import fix_off_header, load_modelnet40, mesh_files, read_off
 from .preprocess import augment, augmentation_parameters, rotate_z, standardize, subsample
 from .shapes import SHAPE_NAMES, base_mesh, random_shape, shape_meshes, synthetic_shapes
 from .surface import sample_surface
-from .sweep import (COLUMNS, DATA_SETS, LME_COLUMNS, Data, PointClouds, load_data, make_model, run_one, sweep,
+from .sweep import (RUN_SCHEMA, COLUMNS, DATA_SETS, LME_COLUMNS, Data, PointClouds, load_data, make_model, run_one, sweep,
                     table2_tasks, train_model)
 from .findings import lme_against_lse, pointcloud_findings, variant_columns
 from .table import accuracy_curves, column_runs, format_table, load_results, paper_rows, pointcloud_table

@@ -45,6 +45,7 @@ from setfuncs.model import HEAD_SCALE, init_head, parameter_count, parse_spec
 
 from ..collapse import collapse_record
 from ..engine import Engine, run_sweep
+from ..schema import RunSchema
 from ..provenance import sweep_identity, sweep_provenance
 from ..sweeps import TEST_SEED, TRAIN_SEED, Task, seed_by_seed
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
@@ -55,7 +56,7 @@ from .preprocess import CLIP, ROTATION_RANGE, SCALE_RANGE
 from .shapes import shapes_description, synthetic_shapes
 from .train import milestones, train_classifier
 
-__all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
+__all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
            "make_model",
            "train_model", "run_one", "table2_tasks", "provenance", "sweep"]
 
@@ -65,6 +66,8 @@ DATA_SETS = ("shapes", "modelnet40")
 DATA_SEED = 0
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "point_cloud_classification"
+#: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
+RUN_SCHEMA = RunSchema(metrics=("accuracy",), maps=("accuracy_by_population_size",), fields=("equivariant", "final"))
 #: Table 2's two LSE columns with log-mean-exp in place of LSE (not in the paper).
 LME_COLUMNS = ("max/r-lme", "r-lme/r-lme")
 #: Every column a sweep runs by default, Table 2's ten and then :data:`LME_COLUMNS`.

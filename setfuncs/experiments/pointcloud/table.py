@@ -21,20 +21,17 @@ from setfuncs.tables import text_table
 
 from ..results import load_paper, load_sweep
 from .budget import TABLE_SIZES
-from .sweep import EXPERIMENT
+from .sweep import EXPERIMENT, RUN_SCHEMA
 
-__all__ = ["RUN_KEYS", "load_results", "paper_rows", "column_runs", "pointcloud_table", "accuracy_curves", "data_label",
+__all__ = ["load_results", "paper_rows", "column_runs", "pointcloud_table", "accuracy_curves", "data_label",
            "format_table"]
 
 
-#: What every finished run must hold for Table 2, its findings and the accuracy curves.
-RUN_KEYS = ("spec", "seed", "error", "accuracy", "accuracy_by_population_size")
-
 
 def load_results(path: str | os.PathLike) -> dict:
-    """A point-cloud sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with
-    :data:`RUN_KEYS`); a ValueError naming the file if it is none or has no runs."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.pointcloud", RUN_KEYS)
+    """A point-cloud sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with the experiment's
+    :data:`~setfuncs.experiments.pointcloud.sweep.RUN_SCHEMA`); a ValueError naming the file if it is none or has no runs."""
+    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.pointcloud", RUN_SCHEMA)
 
 
 def paper_rows(path: str | os.PathLike) -> dict[str, dict[int, float]]:
