@@ -1,7 +1,8 @@
-"""Module-level ``run_one`` functions for the sweep-engine tests: Dask workers import them by name.
+"""The probe sweep of the sweep-engine tests: its identity, header and tasks, and module-level
+``run_one`` functions (Dask workers import them by name).
 
-Each takes ``(spec, seed, *extra)`` and returns a record ``{"spec", "seed", "value", "error"}``, or
-fails the way its name says.
+Each ``run_one`` takes ``(spec, seed, *extra)`` and returns a record ``{"spec", "seed", "value",
+"error"}``, or fails the way its name says.
 """
 
 from __future__ import annotations
@@ -10,6 +11,22 @@ import os
 import signal
 import time
 from pathlib import Path
+
+from setfuncs.experiments.sweeps import Task
+
+#: What makes two sittings of the probe sweep one sweep.
+IDENTITY = {"experiment": "probe", "budget": "tiny", "budget_parameters": {"steps": 1}}
+
+
+def header(specs: list[str], runs: int) -> dict:
+    """The probe sweep's header: ``runs`` seeds of ``specs``."""
+    return {**IDENTITY, "configurations": specs, "seeds": list(range(runs)), "runs_per_configuration": runs,
+            "command": ["probe"], "git_commit": None}
+
+
+def tasks(specs: list[str], runs: int, *extra: object) -> list[Task]:
+    """The probe sweep's tasks, seed by seed, each ``run_one(spec, seed, *extra)``."""
+    return [Task(spec, seed, (spec, seed, *extra)) for seed in range(runs) for spec in specs]
 
 
 def record(spec: str, seed: int) -> dict:

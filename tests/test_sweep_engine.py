@@ -22,22 +22,10 @@ import torch
 
 import sweep_tasks
 from setfuncs.experiments import engine as engine_module
-from setfuncs.experiments.engine import Engine, SweepInterrupted, run_sweep
+from setfuncs.experiments.engine import DeviceError, Engine, SweepInterrupted, run_sweep
 from setfuncs.experiments.resultsfile import (SweepFile, SweepFileError, SweepLocked, SweepWriteError, backup_path,
                                               differences)
-from setfuncs.experiments.sweeps import Task
-
-ROOT = Path(__file__).resolve().parents[1]
-IDENTITY = {"experiment": "probe", "budget": "tiny", "budget_parameters": {"steps": 1}}
-
-
-def header(specs: list[str], runs: int) -> dict:
-    return {**IDENTITY, "configurations": specs, "seeds": list(range(runs)), "runs_per_configuration": runs,
-            "command": ["probe"], "git_commit": None}
-
-
-def tasks(specs: list[str], runs: int, *extra: object) -> list[Task]:
-    return [Task(spec, seed, (spec, seed, *extra)) for seed in range(runs) for spec in specs]
+from sweep_tasks import IDENTITY, header, tasks
 
 
 def probe_sweep(run_one, out: Path, specs: list[str], runs: int, *extra: object, jobs: int = 2, **options) -> dict:
@@ -95,7 +83,7 @@ def test_a_quick_sweep_on_a_two_worker_local_cluster(tmp_path: Path) -> None:
     out = tmp_path / "circle.json"
     done = subprocess.run(circle_command(out), capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert f"6 runs in" in done.stdout and "6 new, 0 kept, 0 failed" in done.stdout
+    assert "6 runs in" in done.stdout and "6 new, 0 kept, 0 failed" in done.stdout
     results = json.loads(out.read_text())
     assert results["complete"] is True and results["identity"]["experiment"] == "minimal_enclosing_circle"
     assert {(r["spec"], r["seed"]) for r in results["runs"]} == {
@@ -383,11 +371,11 @@ def test_ctrl_c_in_process_raises_sweep_interrupted(tmp_path: Path, monkeypatch:
 
 def test_the_device_option_is_checked_and_recorded(tmp_path: Path) -> None:
     for bad in ("gpu", "cuda:x", "CPU"):
-        with pytest.raises(ValueError, match="cpu, cuda, cuda:N or auto"):
+        with pytest.raises(DeviceError, match="cpu, cuda, cuda:N or auto"):
             Engine(device=bad)
     if not torch.cuda.is_available():
         for gpu in ("cuda", "cuda:1"):
-            with pytest.raises(ValueError, match="sees no CUDA GPU"):
+            with pytest.raises(DeviceError, match="sees no CUDA GPU"):
                 Engine(device=gpu)
         assert Engine(device="cuda", scheduler="tcp://gpu-node:8786").trains_on == "cuda"  # the workers have one
     results = run_sweep(sweep_tasks.record, tasks(["a"], 1), tmp_path / "p.json", header(["a"], 1), IDENTITY,

@@ -1,25 +1,34 @@
-"""Command-line pieces every experiment shares: argument types and the ``sweep`` subcommand."""
+"""The command line every experiment shares: ``python -m setfuncs.experiments.<name> sweep|table``.
+
+An experiment's ``__main__`` describes its own parts as a :class:`CommandLine` (its texts, its
+``sweep`` function and budgets, its data arguments, its table printer) and calls
+:meth:`CommandLine.main`; the ``sweep`` subcommand's arguments (:func:`add_sweep_command`), how a
+sweep ends (:func:`run_sweep_command`: exit status and summary) and the ``table`` subcommand's
+results file and ``--paper`` are here, once.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from .engine import Engine, SweepInterrupted
+from .engine import DeviceError, Engine, SweepInterrupted
 from .findings import VARIANT_TITLES, Finding, format_findings
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
 from .sweeps import all_configurations, spec_of
 
-__all__ = ["SPECS", "positive_int", "existing_file", "add_sweep_command", "engine_of", "run_sweep_command",
-           "load_checked", "print_findings"]
+__all__ = ["SPECS", "parse_positive_int", "existing_file", "add_sweep_command", "add_bootstrap_arguments",
+           "engine_of", "run_sweep_command", "load_checked", "print_findings", "SweepCommand", "TableCommand",
+           "CommandLine"]
 
 #: The 56 model specs a circle or mixture sweep can run: the paper's 36 and the 20 with log-mean-exp.
 SPECS = [spec_of(*c) for c in all_configurations()]
 
 
-def positive_int(text: str) -> int:
+def parse_positive_int(text: str) -> int:
     """An argparse type: a positive integer, or a message saying what was given."""
     try:
         value = int(text)
@@ -59,13 +68,13 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                "same command retries it) or the file could not be written, 2 for a bad argument, a "
                "file that cannot be resumed or one another sweep is writing, 130 when interrupted.")
     run.add_argument("--budget", choices=budgets, required=True, help=budget_help)
-    run.add_argument("--runs", type=positive_int, required=True, help=runs_help)
+    run.add_argument("--runs", type=parse_positive_int, required=True, help=runs_help)
     run.add_argument("--out", type=Path, required=True,
                      help="the JSON results file; resumed when it holds runs of the same experiment and budget")
     run.add_argument("--configurations", nargs="+", choices=list(specs), metavar="SPEC",
                      help=f"only these model specs, e.g. max/max r-lse/r-lse (default: all {len(specs)})")
     where = run.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=positive_int,
+    where.add_argument("--jobs", type=parse_positive_int,
                        help="worker processes of the local Dask cluster, one torch thread each (default: 2)")
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="use the running Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786) instead of a "
@@ -82,13 +91,23 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
     return run
 
 
+def add_bootstrap_arguments(show: argparse.ArgumentParser, batch_size: int, statistic: str) -> None:
+    """Add ``--batch-size`` (default ``batch_size``, the runs per bootstrap batch for ``statistic``,
+    e.g. "the peak performance") and ``--bootstraps`` to a ``table`` subcommand."""
+    show.add_argument("--batch-size", type=parse_positive_int, default=batch_size,
+                      help=f"runs per bootstrap batch for {statistic} (default: {batch_size})")
+    show.add_argument("--bootstraps", type=parse_positive_int, default=1000,
+                      help="bootstrap batches (default: 1000)")
+
+
 def engine_of(args: argparse.Namespace, command: argparse.ArgumentParser) -> Engine:
-    """The :class:`~setfuncs.experiments.engine.Engine` of ``sweep``'s arguments (a usage error if invalid)."""
+    """The :class:`~setfuncs.experiments.engine.Engine` of ``sweep``'s arguments (a usage error for
+    a ``--device`` it refuses; ``--jobs`` is checked by its type)."""
     try:
         return Engine(jobs=2 if args.jobs is None else args.jobs, scheduler=args.scheduler, device=args.device,
                       dashboard=args.dashboard)
-    except ValueError as err:
-        command.error(f"--device: {err}" if "device" in str(err) else str(err))
+    except DeviceError as err:
+        command.error(f"--device: {err}")
 
 
 def run_sweep_command(run: Callable[[], dict], out: Path) -> None:
@@ -136,3 +155,103 @@ def print_findings(compute: Callable[[str], list[Finding]]) -> None:
             print(format_findings(compute(variant)))
         except ValueError as err:
             print(f"not computed: {err}")
+
+
+def _no_arguments(command: argparse.ArgumentParser) -> None:
+    """A subcommand with no arguments of the experiment's own."""
+
+
+def _no_data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple:
+    """A sweep that reads no data set: nothing is passed between ``configurations`` and ``engine``."""
+    return ()
+
+
+@dataclass(frozen=True)
+class SweepCommand:
+    """An experiment's ``sweep`` subcommand.
+
+    Attributes:
+        sweep: the experiment's ``sweep(runs, budget, out, configurations, *data, engine, restart,
+            progress=...)``.
+        budgets: its budgets by name (``--budget`` accepts the names, sorted).
+        what, budget_help, runs_help, specs: :func:`add_sweep_command`'s.
+        arguments: adds the experiment's own arguments (e.g. ``--data``) after the shared ones.
+        data: the arguments ``sweep`` takes between ``configurations`` and ``engine`` (e.g. its
+            ``Data``), from the parsed arguments; a usage error through the parser if they do not fit.
+    """
+
+    sweep: Callable[..., dict]
+    budgets: Mapping[str, Any]
+    what: str
+    budget_help: str
+    runs_help: str
+    specs: Sequence[str] = tuple(SPECS)
+    arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+    data: Callable[[argparse.Namespace, argparse.ArgumentParser], tuple] = _no_data
+
+
+@dataclass(frozen=True)
+class TableCommand:
+    """An experiment's ``table`` subcommand: ``table RESULTS [--paper PAPER]`` and its own arguments.
+
+    Attributes:
+        load: the experiment's ``load_results``.
+        show: prints the tables of the loaded results, given the parsed arguments.
+        help, description: the subcommand's texts; paper_help: ``--paper``'s.
+        aliases: its other names (e.g. ``("summary",)``).
+        arguments: adds the experiment's own arguments after ``--paper``.
+    """
+
+    load: Callable[[Path], dict]
+    show: Callable[[dict, argparse.Namespace], None]
+    help: str
+    description: str
+    paper_help: str
+    aliases: Sequence[str] = ("summary",)
+    arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """The command line of one experiment, ``python -m MODULE {sweep,table}``.
+
+    Attributes:
+        module: the experiment's package, e.g. ``"setfuncs.experiments.circle"``.
+        description: what the program does.
+        sweep, table: its two subcommands.
+    """
+
+    module: str
+    description: str
+    sweep: SweepCommand
+    table: TableCommand
+
+    def parser(self) -> argparse.ArgumentParser:
+        """The ``sweep`` and ``table`` subcommands (with the table's aliases)."""
+        main = argparse.ArgumentParser(prog=f"python -m {self.module}", description=self.description)
+        names = ",".join(["sweep", "table", *self.table.aliases])
+        commands = main.add_subparsers(dest="command", required=True, metavar=f"{{{names}}}")
+        sweep = self.sweep
+        run = add_sweep_command(commands, sweep.what, sorted(sweep.budgets), budget_help=sweep.budget_help,
+                                runs_help=sweep.runs_help, specs=sweep.specs)
+        sweep.arguments(run)
+        table = self.table
+        show = commands.add_parser("table", aliases=list(table.aliases), help=table.help,
+                                   description=table.description)
+        show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
+        show.add_argument("--paper", type=existing_file, help=table.paper_help)
+        table.arguments(show)
+        return main
+
+    def main(self, argv: list[str] | None = None) -> None:
+        """Parse ``argv`` (default: ``sys.argv[1:]``) and run the sweep (:func:`run_sweep_command`)
+        or print the tables of a results file (:func:`load_checked`, then ``table.show``)."""
+        main_parser = self.parser()
+        args = main_parser.parse_args(argv)
+        if args.command == "sweep":
+            data, engine = self.sweep.data(args, main_parser), engine_of(args, main_parser)
+            run_sweep_command(lambda: self.sweep.sweep(args.runs, self.sweep.budgets[args.budget], args.out,
+                                                       args.configurations, *data, engine, args.restart,
+                                                       progress=not args.no_progress), args.out)
+            return
+        self.table.show(load_checked(self.table.load, args.results), args)

@@ -9,7 +9,12 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   ``scheduler`` (``dask scheduler`` on one machine, ``dask worker ADDRESS --nthreads 1`` on each
   machine that has ``setfuncs`` installed).
 - **Resumable** (:class:`~setfuncs.experiments.resultsfile.SweepFile`): the (configuration, seed)
-  pairs an earlier sitting finished are kept byte for byte and skipped; only the missing ones run.
+  pairs an earlier sitting finished (:func:`~setfuncs.experiments.schema.finished_keys`) are kept
+  byte for byte and skipped; only the missing ones run. The earlier file is checked against the
+  results schema first (``schema``: :func:`~setfuncs.experiments.schema.check_results`), so a file
+  with a duplicated run, a seed such as ``"0"`` or a broken header is refused by name, never
+  counted twice or trained again.
+- **One record per sitting** (:class:`Sitting`), in the file's ``sittings``.
 - **Faults.** A run that raises is recorded with its error and traceback (``"failure"``) and the
   sweep goes on; it is run again by the next sitting. A worker that dies (killed, out of memory) is
   replaced by its nanny and its run retried, twice at most on a local cluster
@@ -33,19 +38,20 @@ import time
 import traceback
 from collections import deque
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import torch
 
 from .provenance import git_commit
 from .resultsfile import SweepFile, SweepWriteError
+from .schema import RunSchema, finished_keys, is_finished
 from .sweeps import Task, positive_int
 
-__all__ = ["Engine", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "DEVICES"]
+__all__ = ["Engine", "DeviceError", "Sitting", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "DEVICES"]
 
 #: How often a local cluster reruns a run whose worker died before recording it as failed.
 ALLOWED_WORKER_DEATHS = 2
@@ -55,6 +61,10 @@ IN_FLIGHT_PER_THREAD = 2
 
 #: What ``--device`` accepts.
 DEVICES = re.compile(r"cpu|auto|cuda(:\d+)?")
+
+
+class DeviceError(ValueError):
+    """An :class:`Engine`'s ``device`` is not one it accepts, or names a GPU this machine lacks."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +89,10 @@ class Engine:
     def __post_init__(self) -> None:
         positive_int("jobs", self.jobs)
         if not DEVICES.fullmatch(self.device):
-            raise ValueError(f"device must be cpu, cuda, cuda:N or auto, got {self.device!r}")
+            raise DeviceError(f"device must be cpu, cuda, cuda:N or auto, got {self.device!r}")
         if self.device.startswith("cuda") and self.scheduler is None and not torch.cuda.is_available():
-            raise ValueError(f"device {self.device!r}: this PyTorch sees no CUDA GPU; pass --device cpu "
-                             f"(or auto), or --scheduler with workers that have a GPU")
+            raise DeviceError(f"device {self.device!r}: this PyTorch sees no CUDA GPU; pass --device cpu "
+                              f"(or auto), or --scheduler with workers that have a GPU")
 
     @property
     def trains_on(self) -> str:
@@ -204,14 +214,45 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+@dataclass(kw_only=True)
+class Sitting:
+    """One sitting of a sweep (one run of its command), as the file's ``sittings`` records it.
+
+    Attributes:
+        started, finished: UTC times (ISO 8601); ``finished`` is None while the sitting runs.
+        wall_seconds: seconds since it started, updated as runs complete (None before the first).
+        command, git_commit: the sitting's command line and code (from the sweep's header).
+        engine: the Dask cluster, e.g. ``"dask 2026.8.0, LocalCluster(2)"`` (None before it starts).
+        device, device_requested: where the runs train (``auto`` resolved) and what was asked for.
+        kept_runs: runs of earlier sittings kept in the file.
+        runs_added, failed_runs: this sitting's finished and failed runs.
+        restarted_from: where ``restart`` moved the old file (None if nothing was moved).
+        ended: ``running``, then ``nothing to run``, ``complete``, ``runs failed`` or ``interrupted``.
+    """
+
+    started: str
+    finished: str | None = None
+    wall_seconds: float | None = None
+    command: list[str] | None
+    git_commit: str | None
+    engine: str | None = None
+    device: str
+    device_requested: str
+    kept_runs: int
+    runs_added: int = 0
+    failed_runs: int = 0
+    restarted_from: str | None
+    ended: str = "running"
+
+
 def _merge(header: dict, identity: dict, previous: dict | None, tasks: Sequence[Task]) -> dict:
-    """The file's new contents before any run: this sweep's header, the union of the configurations
+    """The file's contents before this sitting: this sweep's header, the union of the configurations
     and seeds of every sitting, the earlier sittings, and the runs to keep (every finished run, and
-    the failures of runs this sitting does not retry)."""
+    the failures of runs this sitting does not retry). ``previous`` keeps the results schema
+    (:class:`~setfuncs.experiments.resultsfile.SweepFile` checked it)."""
     requested = {task.key for task in tasks}
     old = previous or {}
-    runs = [r for r in old.get("runs", [])
-            if "failure" not in r or (r["spec"], r["seed"]) not in requested]
+    runs = [r for r in old.get("runs", []) if is_finished(r) or (r["spec"], r["seed"]) not in requested]
     configurations = list(dict.fromkeys([*old.get("configurations", []), *header["configurations"]]))
     seeds = sorted({*old.get("seeds", []), *header["seeds"]})
     return {**header, "identity": identity, "configurations": configurations, "seeds": seeds,
@@ -220,13 +261,163 @@ def _merge(header: dict, identity: dict, previous: dict | None, tasks: Sequence[
             "complete": False, "runs": runs}
 
 
-def _finished_keys(runs: list[dict]) -> set[tuple[str, int]]:
-    return {(r["spec"], r["seed"]) for r in runs if "failure" not in r}
+@dataclass
+class _Ledger:
+    """What this sitting writes to ``file``: the kept contents (:func:`_merge`), this sitting's
+    record and the runs it adds. :meth:`results` is the file's JSON; every change is written.
+
+    Attributes:
+        clock: :func:`time.perf_counter` when the sitting started.
+    """
+
+    file: SweepFile
+    kept: dict
+    sitting: Sitting
+    clock: float
+    runs: list[dict] = field(default_factory=list)
+
+    def results(self) -> dict:
+        """The file's contents now: ``wall_seconds`` sums every sitting's (None before this sitting's
+        first run), ``finished`` and ``complete`` are set once the sitting is closed."""
+        sittings = [*self.kept["sittings"], asdict(self.sitting)]
+        runs = [*self.kept["runs"], *self.runs]
+        wall = None if self.sitting.wall_seconds is None else sum(s["wall_seconds"] or 0.0 for s in sittings)
+        return {**self.kept, "sittings": sittings, "started": self.kept["started"] or self.sitting.started,
+                "finished": self.sitting.finished, "wall_seconds": wall,
+                "complete": self.sitting.finished is not None and self._complete(runs), "runs": runs}
+
+    def _complete(self, runs: list[dict]) -> bool:
+        """Whether every configuration of the file has a finished run with every seed of the file."""
+        return finished_keys(runs) >= {(spec, seed) for spec in self.kept["configurations"]
+                                       for seed in self.kept["seeds"]}
+
+    def todo(self, tasks: Sequence[Task]) -> list[Task]:
+        """The tasks without a finished run in the file, in their order."""
+        done = finished_keys(self.kept["runs"])
+        return [task for task in tasks if task.key not in done]
+
+    def finished_of(self, tasks: Sequence[Task]) -> int:
+        """How many of ``tasks`` have a finished run in the file."""
+        return len(finished_keys([*self.kept["runs"], *self.runs]) & {task.key for task in tasks})
+
+    def write(self) -> None:
+        """Write :meth:`results` to the file; a
+        :class:`~setfuncs.experiments.resultsfile.SweepWriteError` if it cannot."""
+        self.file.write(self.results())
+
+    def add(self, records: list[dict]) -> None:
+        """Add the records of a completed task (with where they trained) and write the file."""
+        provenance = {"sitting": len(self.kept["sittings"]), "engine": self.sitting.engine,
+                      "device": self.sitting.device}
+        for record in records:
+            self.runs.append({**record, "provenance": dict(provenance)})
+            if is_finished(record):
+                self.sitting.runs_added += 1
+            else:
+                self.sitting.failed_runs += 1
+        self._tick()
+        self.write()
+
+    def close(self, ended: str) -> None:
+        """End the sitting (how, e.g. ``"complete"``) and write the file."""
+        self.sitting.finished = _now()
+        self.sitting.ended = ended
+        self._tick()
+        self.write()
+
+    def _tick(self) -> None:
+        self.sitting.wall_seconds = time.perf_counter() - self.clock
+
+
+class _Job(NamedTuple):
+    """One Dask task: ``wrapper(function, args)`` (:func:`_run_task` or :func:`_run_group`), named
+    ``name`` on the dashboard, for the runs of ``tasks``."""
+
+    wrapper: Callable[[Callable, Any], list[dict]]
+    function: Callable
+    args: Any
+    name: str
+    tasks: list[Task]
+
+
+def _jobs(todo: Sequence[Task], engine: Engine, run_one: Callable[..., dict],
+          run_many: Callable[[list[tuple]], list[dict]] | None) -> deque[_Job]:
+    """The Dask tasks of ``todo``, in order: one per run, or on a GPU with ``run_many`` one ensemble per
+    configuration, configuration after configuration."""
+    if run_many is None or not engine.ensembles:
+        return deque(_Job(_run_task, run_one, task.args, f"run {task.spec} seed {task.seed}", [task])
+                     for task in todo)
+    groups: dict[str, list[Task]] = {}
+    for task in todo:
+        groups.setdefault(task.spec, []).append(task)
+    return deque(_Job(_run_group, run_many, [task.args for task in group], f"ensemble {spec}", group)
+                 for spec, group in groups.items())
+
+
+class _Submitter:
+    """Submits jobs in their order, :func:`_window` at a time (the next as one completes); iterating
+    gives each completed job's records: its runs', or a failure (:func:`_failure`) for each of its tasks."""
+
+    def __init__(self, client: Any, jobs: deque[_Job]) -> None:
+        from distributed import as_completed
+
+        self.client, self.jobs = client, jobs
+        self.running: dict[Any, list[Task]] = {}
+        self.completed = as_completed()
+
+    def __iter__(self) -> Iterator[list[dict]]:
+        self._top_up()
+        for future in self.completed:
+            tasks = self.running.pop(future)
+            self._top_up()
+            yield future.result() if future.status == "finished" else [_failure(task, future) for task in tasks]
+
+    def cancel(self) -> None:
+        """Cancel the jobs submitted and not completed."""
+        self.client.cancel(list(self.running))
+
+    def _top_up(self) -> None:
+        """Submit the next jobs until the window is full (workers may have joined)."""
+        window = _window(self.client)
+        while self.jobs and len(self.running) < window:
+            job = self.jobs.popleft()
+            future = self.client.submit(job.wrapper, job.function, job.args, pure=False,
+                                        key=f"{job.name} {time.time_ns()}")
+            self.running[future] = job.tasks
+            self.completed.add(future)
+
+
+def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Engine, run_one: Callable[..., dict],
+           run_many: Callable[[list[tuple]], list[dict]] | None, progress: bool, desc: str) -> None:
+    """Run ``todo`` (of the sweep's ``tasks``) on the engine's cluster, each completed job's records
+    added to the ledger as it completes; on Ctrl-C or SIGTERM cancel the rest, close the sitting and
+    raise :class:`SweepInterrupted`; on a failed write cancel the rest and raise."""
+    from tqdm.auto import tqdm
+
+    with _sigterm_as_interrupt(), _cluster(engine) as (client, description):
+        ledger.sitting.engine = description
+        ledger.write()
+        submitter = _Submitter(client, _jobs(todo, engine, run_one, run_many))
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run", disable=not progress)
+        try:
+            for records in submitter:
+                ledger.add(records)
+                bar.update(len(records))
+        except KeyboardInterrupt:
+            submitter.cancel()
+            bar.close()
+            ledger.close("interrupted")
+            raise SweepInterrupted(ledger.file.path, ledger.finished_of(tasks), len(tasks)) from None
+        except SweepWriteError:
+            submitter.cancel()
+            raise
+        bar.close()
 
 
 def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str | os.PathLike, header: dict,
               identity: dict, engine: Engine = Engine(), restart: bool = False, progress: bool = True,
-              desc: str = "sweep", run_many: Callable[[list[tuple]], list[dict]] | None = None) -> dict:
+              desc: str = "sweep", run_many: Callable[[list[tuple]], list[dict]] | None = None, *,
+              schema: RunSchema = RunSchema()) -> dict:
     """Run every task not finished in ``out_path`` yet and write its record there as it completes.
 
     Args:
@@ -244,106 +435,41 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
             several seeds of one configuration as one ensemble; used when ``engine.ensembles`` (a
             GPU): the missing seeds of each configuration become one task, configuration after
             configuration, and a failure is recorded for each of its seeds.
+        schema: what the runs of an earlier sitting's file must hold (the experiment's ``RUN_SCHEMA``);
+            a file that breaks it is refused before any run.
 
     Returns the written results: ``header`` with the union of every sitting's configurations and
-    seeds, ``identity``, ``sittings`` (each: started, finished, wall_seconds, command, git commit,
-    engine, device, runs added, failures, how it ended), ``started`` (the first sitting's),
-    ``finished``, ``wall_seconds`` (summed over sittings), ``complete`` (every configuration with
-    every seed has a finished run) and ``runs``: the kept runs, then this sitting's in order of
-    completion, each with ``provenance`` (sitting, engine, device) and ``worker`` (host, pid, git
-    commit). A failed run's record has ``error`` and ``failure`` (kind, traceback) instead of metrics.
+    seeds, ``identity``, ``sittings`` (each a :class:`Sitting`: started, finished, wall_seconds,
+    command, git commit, engine, device, runs added, failures, how it ended), ``started`` (the first
+    sitting's), ``finished``, ``wall_seconds`` (summed over sittings), ``complete`` (every
+    configuration with every seed has a finished run) and ``runs``: the kept runs, then this
+    sitting's in order of completion, each with ``provenance`` (sitting, engine, device) and
+    ``worker`` (host, pid, git commit). A failed run's record has ``error`` and ``failure`` (kind,
+    traceback) instead of metrics.
 
     Raises:
+        ValueError: two tasks of the same (configuration, seed).
         SweepInterrupted: Ctrl-C or SIGTERM; the finished runs are in the file.
         SweepLocked, SweepFileError, SweepWriteError: from
             :class:`~setfuncs.experiments.resultsfile.SweepFile`, before any run trains (or, for a
-            write error, once the workers are stopped).
+            write error, once the workers are stopped); a file that breaks ``schema`` is a
+            :class:`~setfuncs.experiments.resultsfile.SweepFileError` naming the run and the field.
     """
-    from tqdm.auto import tqdm
-
     keys = [task.key for task in tasks]
     if len(set(keys)) != len(keys):
         raise ValueError("every task must be a different (configuration, seed) pair")
-    start, started = time.perf_counter(), _now()
-    with SweepFile(out_path, identity, restart) as file:
-        results = _merge(header, identity, file.previous, tasks)
-        done = _finished_keys(results["runs"])
-        todo = [task for task in tasks if task.key not in done]
-        sitting: dict = {"started": started, "finished": None, "wall_seconds": None,
-                         "command": header.get("command"), "git_commit": header.get("git_commit"),
-                         "engine": None, "device": engine.trains_on, "device_requested": engine.device,
-                         "kept_runs": len(results["runs"]), "runs_added": 0, "failed_runs": 0,
-                         "restarted_from": None if file.backup is None else str(file.backup),
-                         "ended": "running"}
-        results["sittings"].append(sitting)
-        index = len(results["sittings"]) - 1
-        results["started"] = results["started"] or started
-
-        def close(ended: str) -> None:
-            sitting.update(finished=_now(), wall_seconds=time.perf_counter() - start, ended=ended)
-            results.update(finished=sitting["finished"],
-                           wall_seconds=sum(s["wall_seconds"] or 0.0 for s in results["sittings"]),
-                           complete=_finished_keys(results["runs"]) >= {
-                               (spec, seed) for spec in results["configurations"] for seed in results["seeds"]})
-            file.write(results)
-
-        file.write(results)                          # a read-only folder or a full disk fails here
+    clock, started = time.perf_counter(), _now()
+    with SweepFile(out_path, identity, restart, schema) as file:
+        kept = _merge(header, identity, file.previous, tasks)
+        sitting = Sitting(started=started, command=header.get("command"), git_commit=header.get("git_commit"),
+                          device=engine.trains_on, device_requested=engine.device, kept_runs=len(kept["runs"]),
+                          restarted_from=None if file.backup is None else str(file.backup))
+        ledger = _Ledger(file, kept, sitting, clock)
+        todo = ledger.todo(tasks)
+        ledger.write()                               # a read-only folder or a full disk fails here
         if not todo:
-            close("nothing to run")
-            return results
-        with _sigterm_as_interrupt(), _cluster(engine) as (client, description):
-            from distributed import as_completed
-
-            sitting["engine"] = description
-            file.write(results)
-            if run_many is not None and engine.ensembles:
-                groups: dict[str, list[Task]] = {}
-                for task in todo:
-                    groups.setdefault(task.spec, []).append(task)
-                queue = deque((_run_group, run_many, [t.args for t in group], f"ensemble {spec}", group)
-                              for spec, group in groups.items())
-            else:
-                queue = deque((_run_task, run_one, task.args, f"run {task.spec} seed {task.seed}", [task])
-                              for task in todo)
-            futures: dict[Any, list[Task]] = {}
-            pending = as_completed()
-
-            def top_up() -> None:
-                """Submit the next tasks in order until the window is full (workers may have joined)."""
-                window = _window(client)
-                while queue and len(futures) < window:
-                    wrapper, function, args, name, group = queue.popleft()
-                    future = client.submit(wrapper, function, args, pure=False, key=f"{name} {time.time_ns()}")
-                    futures[future] = group
-                    pending.add(future)
-
-            top_up()
-            bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run",
-                       disable=not progress)
-            try:
-                for future in pending:
-                    group = futures.pop(future)
-                    top_up()
-                    records = (future.result() if future.status == "finished"
-                               else [_failure(task, future) for task in group])
-                    for record in records:
-                        record["provenance"] = {"sitting": index, "engine": description, "device": engine.trains_on}
-                        results["runs"].append(record)
-                        sitting["runs_added"] += "failure" not in record
-                        sitting["failed_runs"] += "failure" in record
-                    sitting["wall_seconds"] = time.perf_counter() - start
-                    results["wall_seconds"] = sum(s["wall_seconds"] or 0.0 for s in results["sittings"])
-                    file.write(results)
-                    bar.update(len(records))
-            except KeyboardInterrupt:
-                client.cancel(list(futures))
-                bar.close()
-                close("interrupted")
-                kept = len(_finished_keys(results["runs"]) & set(keys))
-                raise SweepInterrupted(file.path, kept, len(tasks)) from None
-            except SweepWriteError:
-                client.cancel(list(futures))
-                raise
-            bar.close()
-        close("complete" if sitting["failed_runs"] == 0 else "runs failed")
-    return results
+            ledger.close("nothing to run")
+            return ledger.results()
+        _train(ledger, tasks, todo, engine, run_one, run_many, progress, desc)
+        ledger.close("complete" if sitting.failed_runs == 0 else "runs failed")
+    return ledger.results()

@@ -8,9 +8,12 @@ client, never a worker):
   file is refused at once with a :class:`SweepLocked` that names the other writer.
 - **Resumable, never destructive.** On entry it reads the file an earlier sitting wrote
   (``SweepFile.previous``) when its ``identity`` (experiment, budget and its parameters, data)
-  equals this sweep's; any other file, or one that is not a sweep's, is refused with a
-  :class:`SweepFileError` that names the file, what differs, and the fix. With ``restart=True`` the
-  old file is moved aside to ``<file>.<UTC time>.bak`` first; nothing is ever deleted.
+  equals this sweep's and its runs keep the results schema
+  (:func:`~setfuncs.experiments.schema.check_results`: one record per configuration and seed,
+  seeds non-negative ints, the header's lists); any other file, or one that is not a sweep's, is
+  refused with a :class:`SweepFileError` that names the file (and the run and field), what is
+  wrong, and the fix. With ``restart=True`` the old file is moved aside to
+  ``<file>.<UTC time>.bak`` first; nothing is ever deleted.
 - **Atomic.** :meth:`SweepFile.write` writes a uniquely named temporary file in the same folder,
   flushes it to disk and renames it over the file (:func:`os.replace`), so a reader sees the old
   file or the new one, never half of one; a failed write (a full disk, a read-only folder) raises
@@ -38,13 +41,15 @@ import socket
 import stat
 import sys
 import tempfile
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Iterator
 
 import filelock
 
+from .schema import RunSchema, SchemaError, check_results
 __all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "differences", "backup_path",
            "NON_FINITE", "replace_non_finite", "restore_non_finite"]
 
@@ -172,15 +177,20 @@ def _restore(record: dict, where: str) -> None:
         container[key] = _FLOATS[name]
 
 
+def _restore_runs(results: dict) -> None:
+    """:func:`_restore` every run (a dict in ``runs``), named by its index, spec and seed."""
+    runs = results.get("runs")
+    for i, run in enumerate(runs if isinstance(runs, list) else []):
+        if isinstance(run, dict):
+            _restore(run, f"run {i} ({run.get('spec', '?')} seed {run.get('seed', '?')})")
+
+
 def restore_non_finite(results: dict) -> dict:
     """Undo :func:`replace_non_finite` in place: every place a ``non_finite`` map names (at the top
     level or in a run) gets its float back, and the maps are removed. Returns ``results``; a
     ValueError (naming the run) for a map that names no ``null`` value or an unknown name."""
     _restore(results, "the top level")
-    runs = results.get("runs")
-    for i, run in enumerate(runs if isinstance(runs, list) else []):
-        if isinstance(run, dict):
-            _restore(run, f"run {i} ({run.get('spec', '?')} seed {run.get('seed', '?')})")
+    _restore_runs(results)
     return results
 
 
@@ -203,16 +213,20 @@ class SweepFile:
         path: the JSON file (its folder is created if missing).
         identity: what an earlier sitting's file must hold under ``"identity"`` to be resumed.
         restart: move an existing file aside (:func:`backup_path`) instead of resuming it.
+        schema: what the earlier sitting's runs must keep (:func:`~setfuncs.experiments.schema.check_results`;
+            the experiment's ``RUN_SCHEMA``).
 
     Attributes (inside the ``with`` block):
         previous: the earlier sitting's results (a dict with ``"runs"``), or None.
         backup: where an existing file was moved by ``restart`` (None if nothing was moved).
     """
 
-    def __init__(self, path: str | os.PathLike, identity: dict, restart: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike, identity: dict, restart: bool = False,
+                 schema: RunSchema = RunSchema()) -> None:
         self.path = Path(path)
         self.identity = identity
         self.restart = restart
+        self.schema = schema
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.previous: dict | None = None
         self.backup: Path | None = None
@@ -272,6 +286,10 @@ class SweepFile:
         self._lock = None
 
     def _read_previous(self) -> dict | None:
+        """The earlier sitting's results, non-finite floats restored; None if there is no file. Its
+        identity is compared first (with the top level's floats restored: an identity may hold an
+        infinity), then its runs are checked in the writer's form (a ``null`` with its ``non_finite``
+        entry is a number) and restored."""
         if not self.path.exists():
             return None
         try:
@@ -286,16 +304,29 @@ class SweepFile:
             raise SweepFileError(f"{self.path} was written by a sweep that could not be resumed (it records no "
                                  f"'identity'), so its runs cannot be checked against this sweep; it was left "
                                  f"as it is: {_FIX}")
-        try:
-            restore_non_finite(results)
-        except ValueError as err:
-            raise SweepFileError(f"{self.path} has a broken '{NON_FINITE}' record ({err}); it was left as it "
-                                 f"is: {_FIX}") from None
+        with self._broken_map():
+            _restore(results, "the top level")
         found = differences(self.identity, results["identity"])
         if found:
             raise SweepFileError(f"{self.path} holds runs of another sweep, so this one cannot add to it: "
                                  f"{'; '.join(found)}. It was left as it is: {_FIX}")
+        try:
+            check_results(results, self.path, self.schema, f"it was left as it is: {_FIX}")
+        except SchemaError as err:
+            raise SweepFileError(str(err)) from None
+        with self._broken_map():
+            _restore_runs(results)
         return results
+
+    @contextmanager
+    def _broken_map(self) -> Iterator[None]:
+        """Inside the block a ValueError of :func:`_restore` (a broken ``non_finite`` map) is a
+        :class:`SweepFileError` that names the file."""
+        try:
+            yield
+        except ValueError as err:
+            raise SweepFileError(f"{self.path} has a broken '{NON_FINITE}' record ({err}); it was left as it "
+                                 f"is: {_FIX}") from None
 
     def write(self, results: dict) -> None:
         """Replace the file by ``results`` atomically, in strict JSON (non-finite floats as ``null``,

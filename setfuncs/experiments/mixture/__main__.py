@@ -7,55 +7,18 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
-from ..cli import (add_sweep_command, engine_of, existing_file, load_checked, positive_int, print_findings,
-                   run_sweep_command)
-from .sweep import BUDGETS, sweep
+from ..cli import CommandLine, SweepCommand, TableCommand, add_bootstrap_arguments, print_findings
 from ..findings import VARIANT_TITLES
 from .findings import mixture_findings
+from .sweep import BUDGETS, sweep
 from .table import by_population_size, format_table, load_results, mixture_table
 
 
-def parser() -> argparse.ArgumentParser:
-    """The ``sweep`` and ``table`` (alias ``summary``) subcommands."""
-    main = argparse.ArgumentParser(
-        prog="python -m setfuncs.experiments.mixture",
-        description="Mixture weights experiment (Soelch et al. 2019, Section 4.2): train the 36 paper "
-                    "configurations (4 plain/recurrent settings x 3x3 aggregations) and the 20 with log-mean-exp "
-                    "in place of LSE to output a "
-                    "Beta distribution over the smaller weight of a 2-component Gaussian mixture, "
-                    "score them against EM, then print the peak-performance table of Figure 3b.")
-    commands = main.add_subparsers(dest="command", required=True, metavar="{sweep,table,summary}")
-    add_sweep_command(commands, "score each against EM on fixed test populations", sorted(BUDGETS),
-                      budget_help="quick: 1,000 steps at width 32; medium: 2,500 steps at width 48, 64 test "
-                                  "populations (the committed sweep; the README gives its wall time); full: "
-                                  "20,000 steps at width 128",
-                      runs_help="runs (seeds) per configuration; the violins bootstrap batches of 5")
-    show = commands.add_parser("table", aliases=["summary"],
-                               help="print the peak-performance table from a results file",
-                               description="Print, per aggregation group (equivariant or final; "
-                                           "plain or recurrent), the distribution of the best "
-                                           "metric in bootstrap batches of runs (Figure 3b's "
-                                           "violins), then the metric per population size.")
-    show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
-    show.add_argument("--paper", type=existing_file,
-                      help="results/paper-results.json (the paper's numbers), to print its findings below ours")
-    show.add_argument("--batch-size", type=positive_int, default=5,
-                      help="runs per bootstrap batch for the peak performance (default: 5)")
-    show.add_argument("--bootstraps", type=positive_int, default=1000,
-                      help="bootstrap batches (default: 1000)")
-    return main
-
-
-def main(argv: list[str] | None = None) -> None:
-    main_parser = parser()
-    args = main_parser.parse_args(argv)
-    if args.command == "sweep":
-        engine = engine_of(args, main_parser)
-        run_sweep_command(lambda: sweep(args.runs, BUDGETS[args.budget], args.out, args.configurations, engine,
-                                        args.restart, progress=not args.no_progress), args.out)
-        return
-    results = load_checked(load_results, args.results)
+def show(results: dict, args: argparse.Namespace) -> None:
+    """Print the peak-performance table and the metric by population size for both variants, then
+    the paper's findings."""
     print("metric = log p_EM(w) - log p_model(w) at n = 100, median over test populations (negative: EM is "
           "outperformed)")
     for variant, title in VARIANT_TITLES.items():
@@ -65,6 +28,28 @@ def main(argv: list[str] | None = None) -> None:
             values = "  ".join(f"{n}: {m:.3g}" for n, m in zip(row["sizes"], row["median"]))
             print(f"{row['setting']:<20} {values}")
     print_findings(lambda variant: mixture_findings(results, args.paper, variant, args.batch_size, args.bootstraps))
+
+
+COMMAND_LINE = CommandLine(
+    module="setfuncs.experiments.mixture",
+    description="Mixture weights experiment (Soelch et al. 2019, Section 4.2): train the 36 paper "
+                "configurations (4 plain/recurrent settings x 3x3 aggregations) and the 20 with log-mean-exp "
+                "in place of LSE to output a "
+                "Beta distribution over the smaller weight of a 2-component Gaussian mixture, "
+                "score them against EM, then print the peak-performance table of Figure 3b.",
+    sweep=SweepCommand(sweep, BUDGETS, "score each against EM on fixed test populations",
+                       budget_help="quick: 1,000 steps at width 32; medium: 2,500 steps at width 48, 64 test "
+                                   "populations (the committed sweep; the README gives its wall time); full: "
+                                   "20,000 steps at width 128",
+                       runs_help="runs (seeds) per configuration; the violins bootstrap batches of 5"),
+    table=TableCommand(load_results, show, help="print the peak-performance table from a results file",
+                       description="Print, per aggregation group (equivariant or final; "
+                                   "plain or recurrent), the distribution of the best "
+                                   "metric in bootstrap batches of runs (Figure 3b's "
+                                   "violins), then the metric per population size.",
+                       paper_help="results/paper-results.json (the paper's numbers), to print its findings below ours",
+                       arguments=partial(add_bootstrap_arguments, batch_size=5, statistic="the peak performance")))
+main = COMMAND_LINE.main
 
 
 if __name__ == "__main__":

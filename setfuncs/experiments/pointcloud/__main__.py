@@ -13,69 +13,40 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
-from ..cli import add_sweep_command, engine_of, existing_file, load_checked, print_findings, run_sweep_command
+from ..cli import CommandLine, SweepCommand, TableCommand, print_findings
 from .budget import BUDGETS
+from .findings import pointcloud_findings
 from .modelnet import LAYOUT, MODELNET_URL
 from .sweep import COLUMNS, DATA_SETS, Data, sweep
-from .findings import pointcloud_findings
 from .table import accuracy_curves, data_label, format_table, load_results, pointcloud_table
 
 
-def parser() -> argparse.ArgumentParser:
-    """The ``sweep`` and ``table`` (alias ``summary``) subcommands."""
-    main = argparse.ArgumentParser(
-        prog="python -m setfuncs.experiments.pointcloud",
-        description="Point-cloud classification (Soelch et al. 2019, Section 4.3): train Deep Sets' "
-                    "ModelNet40 classifier with the ten aggregation pairs of Table 2 (and the two LSE "
-                    "columns with log-mean-exp), test it at "
-                    "1000, 100 and 50 particles (and a curve of sizes), then print Table 2.")
-    commands = main.add_subparsers(dest="command", required=True, metavar="{sweep,table,summary}")
-    run = add_sweep_command(
-        commands, "test each at 1000, 100 and 50 particles and on a curve of sizes", sorted(BUDGETS),
-        budget_help="quick: seconds per run (100 particles, width 32); medium: 5,000 steps at width "
-                    "64 on 1,000 particles (the committed sweep; the README gives its wall time); full: "
-                    "the reference, 153,000 steps at width 256 (days per run on a CPU)",
-        runs_help="runs (seeds) per column", specs=COLUMNS)
+def data_arguments(run: argparse.ArgumentParser) -> None:
+    """``--data``, and ``--root`` and ``--cache`` for ModelNet40."""
     run.add_argument("--data", choices=DATA_SETS, default="shapes",
                      help="shapes: the package's offline 3-D shapes (default); modelnet40: read --root")
     run.add_argument("--root", type=Path,
                      help=f"the ModelNet40 folder ({LAYOUT}); download ModelNet40.zip from {MODELNET_URL}")
     run.add_argument("--cache", type=Path,
                      help="where ModelNet40's sampled clouds are cached (default: --root)")
-    show = commands.add_parser("table", aliases=["summary"], help="print Table 2 from a results file",
-                               description="Print, per column, the mean and best test accuracy over "
-                                           "seeds at 1000, 100 and 50 particles (and the paper's), "
-                                           "then the mean accuracy at every evaluated size.")
-    show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
-    show.add_argument("--paper", type=existing_file,
-                      help="results/paper-results.json (the paper's numbers), to print its Table 2 beside ours")
-    return main
 
 
-def _data(args: argparse.Namespace, command: argparse.ArgumentParser) -> Data:
+def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Data]:
     """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --root."""
     if args.data == "modelnet40":
         if args.root is None:
             command.error(f"--data modelnet40 needs --root, the ModelNet40 folder ({LAYOUT}); download "
-                      f"ModelNet40.zip from the Princeton ModelNet page, {MODELNET_URL}")
+                          f"ModelNet40.zip from the Princeton ModelNet page, {MODELNET_URL}")
         if not args.root.is_dir():
             command.error(f"--root {args.root} is not a folder; expected {LAYOUT}")
-        return Data("modelnet40", str(args.root), None if args.cache is None else str(args.cache))
+        return (Data("modelnet40", str(args.root), None if args.cache is None else str(args.cache)),)
     if args.root is not None or args.cache is not None:
         command.error("--root and --cache are for --data modelnet40; the offline shapes are generated")
-    return Data("shapes")
+    return (Data("shapes"),)
 
 
-def main(argv: list[str] | None = None) -> None:
-    main_parser = parser()
-    args = main_parser.parse_args(argv)
-    if args.command == "sweep":
-        data, engine = _data(args, main_parser), engine_of(args, main_parser)
-        run_sweep_command(lambda: sweep(args.runs, BUDGETS[args.budget], args.out, args.configurations, data,
-                                        engine, args.restart, progress=not args.no_progress), args.out)
-        return
-    results = load_checked(load_results, args.results)
+def show(results: dict, args: argparse.Namespace) -> None:
+    """Print Table 2 (beside the paper's), the findings, and the mean accuracy by population size."""
     print(f"ours: test accuracy on {data_label(results)}")
     if args.paper is not None:
         print("paper: test accuracy on ModelNet40 (Table 2)")
@@ -85,6 +56,26 @@ def main(argv: list[str] | None = None) -> None:
     for curve in accuracy_curves(results):
         values = "  ".join(f"{n}: {a:.1%}" for n, a in zip(curve["sizes"], curve["mean"]))
         print(f"{curve['spec']:<13} {values}")
+
+
+COMMAND_LINE = CommandLine(
+    module="setfuncs.experiments.pointcloud",
+    description="Point-cloud classification (Soelch et al. 2019, Section 4.3): train Deep Sets' "
+                "ModelNet40 classifier with the ten aggregation pairs of Table 2 (and the two LSE "
+                "columns with log-mean-exp), test it at "
+                "1000, 100 and 50 particles (and a curve of sizes), then print Table 2.",
+    sweep=SweepCommand(sweep, BUDGETS, "test each at 1000, 100 and 50 particles and on a curve of sizes",
+                       budget_help="quick: seconds per run (100 particles, width 32); medium: 5,000 steps at "
+                                   "width 64 on 1,000 particles (the committed sweep; the README gives its wall "
+                                   "time); full: the reference, 153,000 steps at width 256 (days per run on a CPU)",
+                       runs_help="runs (seeds) per column", specs=COLUMNS, arguments=data_arguments, data=data),
+    table=TableCommand(load_results, show, help="print Table 2 from a results file",
+                       description="Print, per column, the mean and best test accuracy over "
+                                   "seeds at 1000, 100 and 50 particles (and the paper's), "
+                                   "then the mean accuracy at every evaluated size.",
+                       paper_help="results/paper-results.json (the paper's numbers), to print its Table 2 beside "
+                                  "ours"))
+main = COMMAND_LINE.main
 
 
 if __name__ == "__main__":
