@@ -9,7 +9,8 @@ import pytest
 import setfuncs as sf
 from setfuncs.experiments.attention import IMAGE, attention_findings, variant_specs
 from setfuncs.experiments.circle import circle_findings, lme_against_lse
-from setfuncs.experiments.findings import Finding, bootstrap, combine, findings_html, format_findings, verdict
+from setfuncs.experiments.findings import (Claim, Finding, bootstrap, bootstrap_findings, combine, findings_html,
+                                           format_findings, verdict)
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
 from setfuncs.experiments.pointcloud import lme_against_lse as pointcloud_lme_against_lse
@@ -79,6 +80,30 @@ def test_the_findings_table_shows_each_claim_once_and_defines_its_symbols() -> N
     shared = [Finding(c, "T(a)", 0.5, -1.0, 2.0, "undecided", note="T: a statistic") for c in ("one", "two")]
     html = findings_html(shared, caption="Table 1")
     assert "<caption>Table 1; T: a statistic</caption>" in html and html.count("T: a statistic") == 1
+
+
+def test_bootstrap_findings_turn_claims_into_rows_with_their_intervals_and_verdicts() -> None:
+    rng = np.random.default_rng(2)
+    groups = {"a": rng.normal(1.0, 0.1, 15), "b": rng.normal(0.0, 0.1, 15)}
+    gap = lambda g: float(g["a"].mean() - g["b"].mean())  # noqa: E731
+    claims = [Claim("a beats b", "A - B", groups, gap, note="A: mean of a"),
+              Claim("b beats a", "B - A", groups, lambda g: -gap(g)),
+              Claim("b is on par with a", "B - A", groups, lambda g: -gap(g), margin=2.0),
+              Claim("b is within a tenth of a", "B - A", groups, lambda g: -gap(g), margin=0.1),
+              Claim("b does not reliably beat a", "B - A", groups, lambda g: -gap(g), positive=False),
+              Claim("a does not reliably beat b", "A - B", groups, gap, positive=False),
+              Claim("a and a agree", "A - A'", {"a": groups["a"], "c": groups["a"] + rng.normal(0, 0.1, 15)},
+                    lambda g: float(g["a"].mean() - g["c"].mean()), positive=False)]
+    found = bootstrap_findings(claims, "lme", resamples=300, seed=4)
+    assert [f.claim for f in found] == [c.claim for c in claims]
+    assert [f.verdict for f in found] == ["reproduced", "reversed", "reproduced", "not reproduced", "reproduced",
+                                          "not reproduced", "undecided"]
+    for claim, finding in zip(claims, found):        # every claim's interval is the bootstrap's with the same seed
+        assert (finding.estimate, finding.low, finding.high) == bootstrap(claim.groups, claim.statistic, 300, 4)
+        assert (finding.measure, finding.variant, finding.note) == (claim.measure, "lme", claim.note)
+    assert bootstrap_findings([], resamples=10) == []
+    with pytest.raises(ValueError, match="margin"):
+        Claim("c", "m", groups, gap, margin=1.0, positive=False)
 
 
 # --- circle ------------------------------------------------------------------------------------------------

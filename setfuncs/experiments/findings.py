@@ -8,11 +8,12 @@ reports the 2.5 % and 97.5 % percentiles: a 95 % percentile interval over what o
 have given (not over other data sets, budgets or code).
 
 **Runs that failed to learn.** Peak statistics (the best of a batch of runs, as in Table 1 and
-Figure 3b) count a run that diverged or collapsed to a constant as the worst possible outcome
-(:math:`+\infty`): it never sets a batch's best unless every run of the batch failed, and a group
-in which most batches failed has an infinite peak. Differences of two infinite peaks are undefined
-(NaN) and give the verdict *undecided*. Means (accuracies, ELBOs) leave such runs out. Either way
-the tables count them.
+Figure 3b, :mod:`~setfuncs.experiments.peaks`) count a run that diverged or collapsed to a constant,
+or whose metric is not a finite number (:func:`~setfuncs.experiments.peaks.finite_metric`), as the
+worst possible outcome (:math:`+\infty`): it never sets a batch's best unless every run of the
+batch failed, and a group in which most batches failed has an infinite peak. Differences of two
+infinite peaks are undefined (NaN) and give the verdict *undecided*. Means (accuracies, ELBOs)
+leave such runs out. Either way the tables count them.
 
 **Verdicts** (:func:`verdict`), for a claim that a statistic is positive (the finding's
 ``measure`` says what it is; a claim of "smaller" is turned into a positive difference):
@@ -22,6 +23,12 @@ the tables count them.
 * *not reproduced*: the interval lies below ``-margin`` for a claim of "on par", or, for a claim
   made of several parts (:func:`combine`), a part is reversed or not reproduced;
 * *undecided*: the interval contains 0: these runs cannot tell.
+
+A claim that a statistic is *not* reliably positive (e.g. "plain aggregations do not improve at
+every step") turns the first two round: an interval below 0 reproduces it, one above 0 does not.
+
+Every experiment's findings are a list of :class:`Claim` (the claim, its measure, the groups of runs
+and the statistic) that :func:`bootstrap_findings` turns into :class:`Finding` rows.
 """
 
 from __future__ import annotations
@@ -31,8 +38,8 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["VERDICTS", "RESAMPLES", "LEVEL", "VARIANT_TITLES", "Finding", "bootstrap", "verdict", "favoured", "combine",
-           "findings_rows", "format_findings", "findings_html"]
+__all__ = ["VERDICTS", "RESAMPLES", "LEVEL", "VARIANT_TITLES", "Finding", "Claim", "bootstrap", "verdict", "favoured",
+           "combine", "bootstrap_findings", "findings_rows", "format_findings", "findings_html"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
 VERDICTS = ("reproduced", "undecided", "not reproduced", "reversed")
@@ -72,6 +79,41 @@ class Finding:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim to test on the runs: what :func:`bootstrap_findings` needs to make its :class:`Finding`.
+
+    Attributes:
+        claim: the paper's claim (as :attr:`Finding.claim`).
+        measure: what ``statistic`` computes, in words (as :attr:`Finding.measure`).
+        groups: the runs, one array per configuration with a row per run (as :func:`bootstrap` takes them).
+        statistic: the number the claim is about, from (resampled) ``groups``.
+        margin: None for a claim that the statistic is positive; a claim of "on par or better" holds
+            if it is at least ``-margin`` (:func:`verdict`).
+        positive: False for a claim that the statistic is not reliably positive (see the module;
+            only without a margin).
+        note: as :attr:`Finding.note`.
+    """
+
+    claim: str
+    measure: str
+    groups: Mapping[str, np.ndarray]
+    statistic: Callable[[Mapping[str, np.ndarray]], float]
+    margin: float | None = None
+    positive: bool = True
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.positive and self.margin is not None:
+            raise ValueError(f"a claim that a statistic is not positive takes no margin, got margin={self.margin!r}; "
+                             f"state it as a claim that the statistic is positive instead")
+
+    def judge(self, low: float, high: float) -> str:
+        """The verdict on this claim from the interval ``[low, high]`` of its statistic."""
+        found = verdict(low, high, self.margin)
+        return found if self.positive else {"reproduced": "not reproduced", "reversed": "reproduced"}.get(found, found)
 
 
 def bootstrap(groups: Mapping[str, np.ndarray], statistic: Callable[[Mapping[str, np.ndarray]], float],
@@ -116,6 +158,19 @@ def combine(verdicts: Sequence[str]) -> str:
     if any(v in ("reversed", "not reproduced") for v in verdicts):
         return "not reproduced"
     return "undecided"
+
+
+def bootstrap_findings(claims: Sequence[Claim], variant: str = "paper", resamples: int = RESAMPLES,
+                       seed: int = 0) -> list[Finding]:
+    """One :class:`Finding` per claim, in order: its statistic on all runs, its interval from
+    :func:`bootstrap` (``resamples`` resamples, every claim's generator seeded with ``seed``) and the
+    claim's verdict (:meth:`Claim.judge`), labelled with ``variant``."""
+    found = []
+    for claim in claims:
+        estimate, low, high = bootstrap(claim.groups, claim.statistic, resamples, seed)
+        found.append(Finding(claim.claim, claim.measure, estimate, low, high, claim.judge(low, high), variant,
+                             claim.note))
+    return found
 
 
 def findings_rows(findings: Sequence[Finding]) -> list[dict]:

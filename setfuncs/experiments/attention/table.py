@@ -18,6 +18,7 @@ import numpy as np
 from setfuncs.tables import text_table
 
 from ..results import load_sweep
+from ..schema import finished_runs, run_status, status_counts
 from .localisers import IMAGE
 from .sweep import EXPERIMENT, RUN_SCHEMA, SET_SPECS
 
@@ -45,10 +46,12 @@ def _sizes(results: dict) -> list[int]:
 
 
 def usable_runs(results: dict, spec: str) -> tuple[list[dict], list[dict]]:
-    """The runs of ``spec`` that neither diverged nor failed, and all its runs (engine failures,
-    which a later sitting reruns, are not runs)."""
-    runs = [r for r in results["runs"] if r["spec"] == spec and "failure" not in r]
-    return [r for r in runs if r.get("error") is None and not r.get("failed")], runs
+    """The runs of ``spec`` that neither diverged nor failed (the experiment's own ``failed``:
+    collapsed, or counting no better than the most frequent count), and all its finished runs
+    (:func:`~setfuncs.experiments.schema.finished_runs`: engine failures, which a later sitting
+    reruns, are not runs)."""
+    runs = [r for r in finished_runs(results) if r["spec"] == spec]
+    return [r for r in runs if run_status(r) != "diverged" and not r.get("failed")], runs
 
 
 def never_count_two(results: dict) -> tuple[float, list[dict]]:
@@ -83,12 +86,12 @@ def attention_table(results: dict) -> list[dict]:
     """
     sizes = _sizes(results)
     train = str(results["budget_parameters"]["particles"])
-    present = {r["spec"] for r in results["runs"] if "failure" not in r}
+    present = {r["spec"] for r in finished_runs(results)}
     rows = []
     for spec in [s for s in (IMAGE,) + SET_SPECS if s in present] + sorted(present - {IMAGE, *SET_SPECS}):
         done, runs = usable_runs(results, spec)
-        row: dict = {"spec": spec, "runs": len(runs), "diverged": sum(r.get("error") is not None for r in runs),
-                     "failed": sum(bool(r.get("failed")) and r.get("error") is None for r in runs),
+        row: dict = {"spec": spec, "runs": len(runs), "diverged": status_counts(runs)["diverged"],
+                     "failed": sum(bool(r.get("failed")) for r in runs if run_status(r) != "diverged"),
                      "localiser_parameters": done[0]["localiser_parameters"] if done else None}
         key = "image" if spec == IMAGE else train
         row["elbo_image"] = mean_over_runs(done, "elbo", "image") if spec == IMAGE else None

@@ -1,11 +1,11 @@
 r"""The paper's findings on Table 1, tested on a sweep's runs (:mod:`setfuncs.experiments.findings`).
 
 The statistic of a setting (a row of Table 1) is the paper's *median best MSE*
-(:func:`~setfuncs.experiments.circle.table.median_best`, batches of 20): the typical best MSE of a
+(:func:`~setfuncs.experiments.peaks.median_peak`, batches of 20): the typical best MSE of a
 study of 20 runs, which, unlike the best of all runs, does not grow better with the number of
 runs. Comparisons are log ratios, so "row A is better than row B" is
 :math:`\ln T_B - \ln T_A > 0`. The intervals resample the runs of every configuration; a run that
-diverged or collapsed counts as an infinite MSE, the worst outcome
+diverged or collapsed, or whose MSE is not finite, counts as an infinite MSE, the worst outcome
 (:mod:`setfuncs.experiments.findings`).
 """
 
@@ -15,9 +15,11 @@ import os
 
 import numpy as np
 
-from ..findings import Finding, bootstrap, favoured, verdict
+from ..findings import Claim, Finding, bootstrap, bootstrap_findings, favoured
+from ..peaks import finite_metric, median_peak
+from ..schema import finished_runs
 from ..sweeps import SETTINGS, lme_twins, spec_of
-from .table import median_best, paper_rows, usable_runs
+from .table import paper_rows, usable_runs
 
 __all__ = ["circle_findings", "mse_by_spec", "lme_against_lse"]
 
@@ -39,18 +41,18 @@ def circle_findings(results: dict, paper: str | os.PathLike | None = None, varia
 
     groups, setting_of = {}, {}
     for setting in SETTINGS:
-        usable, runs = usable_runs(results, setting, variant)
-        for run in runs:
+        for run in usable_runs(results, setting, variant)[1]:
             setting_of[run["spec"]] = setting
+            usable = finite_metric(run, "mse") is not None
             groups.setdefault(run["spec"], []).append(
-                (run["mse"], run["center_mse"], run["radius_mse"]) if run in usable else (np.inf, np.nan, np.nan))
+                (run["mse"], run["center_mse"], run["radius_mse"]) if usable else (np.inf, np.nan, np.nan))
     if {setting_of[s] for s in groups} != set(SETTINGS):
         raise ValueError(f"the findings need runs of all four settings; found {sorted(set(setting_of.values()))}")
     groups = {spec: np.array(rows, dtype=float) for spec, rows in groups.items()}
 
     def log_t(sample: dict[str, np.ndarray]) -> dict[str, float]:
         pooled = {s: np.concatenate([v[:, 0] for spec, v in sample.items() if setting_of[spec] == s]) for s in SETTINGS}
-        return {s: np.log(median_best(mse, batch_size, bootstraps, seed)) for s, mse in pooled.items()}
+        return {s: np.log(median_peak(mse, batch_size, bootstraps, seed)) for s, mse in pooled.items()}
 
     def row_gap(better: str, worse: str | tuple[str, ...]):
         others = (worse,) if isinstance(worse, str) else worse
@@ -63,6 +65,7 @@ def circle_findings(results: dict, paper: str | os.PathLike | None = None, varia
 
     centre_quote = "" if theirs is None else " (the paper's best runs: " + ", ".join(
         f"{s} centre {theirs[s]['center_mse']:.2f}, radius {theirs[s]['radius_mse']:.2f}" for s in SETTINGS) + ")"
+    note = "T: median best MSE of 20-run batches; a failed run counts as +inf"
     claims = [
         ("recurrent equivariant layers improve the performance" + quote(RP, PP),
          "ln T(plain/plain) - ln T(recurrent/plain)", row_gap(RP, PP)),
@@ -75,21 +78,17 @@ def circle_findings(results: dict, paper: str | os.PathLike | None = None, varia
         ("the challenge lies mostly in the centre" + centre_quote,
          "ln(median centre MSE / median radius MSE) over all runs", centre_over_radius),
     ]
-    found = []
-    for claim, measure, statistic in claims:
-        estimate, low, high = bootstrap(groups, statistic, resamples, seed)
-        found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
-                             note="T: median best MSE of 20-run batches; a failed run counts as +inf"))
-    return found
+    return bootstrap_findings([Claim(claim, measure, groups, statistic, note=note)
+                               for claim, measure, statistic in claims], variant, resamples, seed)
 
 
 def mse_by_spec(results: dict) -> dict[str, np.ndarray]:
-    """Every configuration's test MSEs, one per run; a run that diverged or collapsed is +inf."""
+    """Every configuration's test MSEs, one per finished run; a run that diverged or collapsed, or
+    whose MSE is not finite, is +inf."""
     groups: dict[str, list[float]] = {}
-    for run in results["runs"]:
-        if "failure" not in run:
-            failed = run.get("error") is not None or run.get("collapsed")
-            groups.setdefault(run["spec"], []).append(np.inf if failed else run["mse"])
+    for run in finished_runs(results):
+        mse = finite_metric(run, "mse")
+        groups.setdefault(run["spec"], []).append(np.inf if mse is None else mse)
     return {spec: np.array(values, dtype=float) for spec, values in groups.items()}
 
 

@@ -12,9 +12,10 @@ runs (the paper: 20 seeds x 9 aggregation combinations = 180):
 
 ``variant="paper"`` pools the paper's nine combinations of ``{mean, max, lse}``;
 ``variant="lme"`` the nine of ``{mean, max, lme}`` (log-mean-exp in place of LSE; the four
-mean/max combinations are in both). Runs whose training diverged (``error`` set) and runs that
-collapsed to a constant (``collapsed``) are counted but left out of the best and median best
-MSE. Rows are lists of plain dicts (no pandas).
+mean/max combinations are in both). Runs whose training diverged (``error`` set), runs that
+collapsed to a constant (``collapsed``) and runs whose MSE is not a finite number are counted but
+left out of the best and median best MSE (:func:`~setfuncs.experiments.peaks.finite_metric`). Rows
+are lists of plain dicts (no pandas).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
+from ..peaks import check_batches, finite_metric, median_peak
 from ..results import load_paper, load_sweep
+from ..schema import finished_runs, status_counts
 from ..sweeps import SETTINGS, VARIANTS, in_variant
 from .sweep import EXPERIMENT, RUN_SCHEMA
 
@@ -57,20 +60,20 @@ def paper_rows(path: str | os.PathLike) -> dict[str, dict[str, float]]:
 
 
 def usable_runs(results: dict, setting: str, variant: str = "paper") -> tuple[list[dict], list[dict]]:
-    """The runs of ``setting`` in ``variant``'s grid: those with an MSE that did not collapse, and all
-    (engine failures, which a later sitting reruns, are not runs)."""
+    """The runs of ``setting`` in ``variant``'s grid: the trained ones with a finite MSE, and all
+    finished ones (:func:`~setfuncs.experiments.schema.finished_runs`: engine failures, which a later
+    sitting reruns, are not runs)."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    runs = [r for r in results["runs"] if "failure" not in r and r["setting"] == setting and in_variant(r, variant)]
-    return [r for r in runs if r.get("error") is None and not r.get("collapsed")], runs
+    runs = [r for r in finished_runs(results) if r["setting"] == setting and in_variant(r, variant)]
+    return [r for r in runs if finite_metric(r, "mse") is not None], runs
 
 
 def median_best(mse: np.ndarray, batch_size: int, bootstraps: int, seed: int) -> float:
     """The paper's median best MSE: the median over ``bootstraps`` batches of ``batch_size`` runs
-    (drawn with replacement, ``numpy.random.default_rng(seed)``) of each batch's smallest MSE."""
-    rng = np.random.default_rng(seed)
-    batches = rng.integers(0, len(mse), size=(bootstraps, batch_size))
-    return float(np.median(mse[batches].min(axis=1)))
+    (drawn with replacement, ``numpy.random.default_rng(seed)``) of each batch's smallest MSE
+    (:func:`~setfuncs.experiments.peaks.median_peak`)."""
+    return median_peak(mse, batch_size, bootstraps, seed)
 
 
 def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, seed: int = 0,
@@ -83,8 +86,7 @@ def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, se
     ``paper_best_mse, paper_radius_mse, paper_center_mse, paper_median_best_mse`` and the paper's
     two ratios. Every setting uses its own bootstrap generator seeded with ``seed``.
     """
-    if batch_size < 1 or bootstraps < 1:
-        raise ValueError(f"batch_size and bootstraps must be positive, got {batch_size}, {bootstraps}")
+    check_batches(batch_size, bootstraps)
     rows = []
     for setting in SETTINGS:
         runs, every = usable_runs(results, setting, variant)
@@ -92,8 +94,9 @@ def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, se
             continue
         mse = np.array([r["mse"] for r in runs], dtype=float)
         best = runs[int(mse.argmin())]
-        rows.append({"setting": setting, "runs": len(every), "diverged": sum(r.get("error") is not None for r in every),
-                     "collapsed": sum(bool(r.get("collapsed")) for r in every),
+        counts = status_counts(every)
+        rows.append({"setting": setting, "runs": len(every), "diverged": counts["diverged"],
+                     "collapsed": counts["collapsed"],
                      "best_mse": best["mse"], "radius_mse": best["radius_mse"],
                      "center_mse": best["center_mse"], "best_spec": best["spec"],
                      "best_seed": best["seed"],
@@ -113,7 +116,8 @@ def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, se
 
 
 def by_population_size(results: dict, variant: str = "paper") -> list[dict]:
-    """For each setting, its best run (by MSE at ``N = 20``) evaluated at every test size.
+    """For each setting, its best run (by MSE at ``N = 20``, of the runs :func:`usable_runs` keeps)
+    evaluated at every test size.
 
     Keys: ``setting, spec, seed, sizes`` (ascending ``N``) and ``mse`` (one per size).
     """

@@ -1,10 +1,11 @@
 r"""The paper's findings on Figure 3b, tested on a sweep's runs (:mod:`setfuncs.experiments.findings`).
 
 The statistic of a group of runs (a violin) is its **peak**: the median over bootstrap batches of 5
-runs of each batch's best metric (:func:`~setfuncs.experiments.mixture.table.batch_peaks`; lower
-is better, negative means EM is outperformed). "Group A is better than group B" is
+runs of each batch's best metric (:func:`~setfuncs.experiments.peaks.median_peak`; lower is
+better, negative means EM is outperformed). "Group A is better than group B" is
 :math:`P_B - P_A > 0`. The intervals resample the runs of every configuration; a run that diverged
-or collapsed counts as :math:`+\infty`, the worst outcome (:mod:`setfuncs.experiments.findings`).
+or collapsed, or whose metric is not finite, counts as :math:`+\infty`, the worst outcome
+(:mod:`setfuncs.experiments.findings`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import os
 
 import numpy as np
 
-from ..findings import Finding, bootstrap, verdict
+from ..findings import Claim, Finding, bootstrap_findings
+from ..peaks import batch_peaks, finite_metric, median_peak
 from ..sweeps import VARIANTS
-from .table import _metric, batch_peaks, paper_findings, variant_runs
+from .table import paper_findings, variant_runs
 
 __all__ = ["mixture_findings"]
 
@@ -33,7 +35,7 @@ def mixture_findings(results: dict, paper: str | os.PathLike | None = None, vari
     groups: dict[str, list[float]] = {}
     kind: dict[str, tuple[str, bool, str, bool]] = {}
     for run in variant_runs(results, variant):
-        value = _metric(run, None)
+        value = finite_metric(run, "metric")
         groups.setdefault(run["spec"], []).append(np.inf if value is None else value)
         e_setting, f_setting = run["setting"].split("/")
         kind[run["spec"]] = (run["equivariant"], e_setting == "recurrent", run["final"], f_setting == "recurrent")
@@ -45,7 +47,7 @@ def mixture_findings(results: dict, paper: str | os.PathLike | None = None, vari
                   and (learnable is None or kind[spec][index + 1] == learnable)]
         if not pooled:
             raise ValueError(f"no runs with {by} aggregation {'r-' if learnable else ''}{family}")
-        return float(np.median(batch_peaks(np.concatenate(pooled), batch_size, bootstraps, seed)))
+        return median_peak(np.concatenate(pooled), batch_size, bootstraps, seed)
 
     def boost(sample: dict[str, np.ndarray], family: str) -> float:
         return peak(sample, "equivariant", family, False) - peak(sample, "equivariant", family, True)
@@ -72,10 +74,6 @@ def mixture_findings(results: dict, paper: str | os.PathLike | None = None, vari
         (f"{max_claim} (peaks worse than EM)",
          "share of 5-run peaks with metric > 0, max equivariant layers", max_peaks_above_zero),
     ]
-    found = []
-    for claim, measure, statistic in claims:
-        estimate, low, high = bootstrap(arrays, statistic, resamples, seed)
-        found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
-                             note="P: median over 5-run batches of the best metric (lower is better; "
-                                  "a failed run counts as +inf)"))
-    return found
+    note = "P: median over 5-run batches of the best metric (lower is better; a failed run counts as +inf)"
+    return bootstrap_findings([Claim(claim, measure, arrays, statistic, note=note)
+                               for claim, measure, statistic in claims], variant, resamples, seed)

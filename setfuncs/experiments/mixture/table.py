@@ -12,8 +12,9 @@ uses it (over the other aggregation and its kind). From the pooled per-run metri
 
 The violins show the distribution of :math:`\text{peak}_b`; negative means EM is outperformed.
 ``variant="paper"`` uses the paper's grid of ``{mean, max, lse}``, ``variant="lme"`` the grid with
-log-mean-exp in place of LSE. Runs whose training diverged (``metric`` None) or that collapsed to
-a constant (``collapsed``) are counted but not drawn. Rows are plain dicts.
+log-mean-exp in place of LSE. Runs whose training diverged (``metric`` None), that collapsed to
+a constant (``collapsed``) or whose metric is not a finite number are counted but not drawn, and
+never a best run (:func:`~setfuncs.experiments.peaks.finite_metric`). Rows are plain dicts.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
+from ..peaks import batch_peaks, check_batches, finite_metric
 from ..results import load_paper, load_sweep
+from ..schema import finished_runs, status_counts
 from ..sweeps import SETTINGS, VARIANTS, in_variant
 from .sweep import EXPERIMENT, RUN_SCHEMA
 
@@ -49,11 +52,8 @@ def paper_findings(path: str | os.PathLike) -> list[str]:
 
 
 def _metric(run: dict, size: int | None) -> float | None:
-    if run.get("error") is not None or run.get("collapsed"):
-        return None
-    if size is None:
-        return run["metric"]
-    return (run.get("metric_by_population_size") or {}).get(str(size))
+    """The run's finite metric at ``size`` (None: its ``metric``, at ``n = 100``), or None."""
+    return finite_metric(run, "metric") if size is None else finite_metric(run, "metric_by_population_size", size)
 
 
 def _is_learnable(run: dict, by: str) -> bool:
@@ -62,10 +62,11 @@ def _is_learnable(run: dict, by: str) -> bool:
 
 
 def variant_runs(results: dict, variant: str = "paper") -> list[dict]:
-    """The runs (not engine failures) of ``variant``'s 3 x 3 grid in all four settings."""
+    """The finished runs (:func:`~setfuncs.experiments.schema.finished_runs`: engine failures are not
+    runs) of ``variant``'s 3 x 3 grid in all four settings."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    return [r for r in results["runs"] if "failure" not in r and in_variant(r, variant)]
+    return [r for r in finished_runs(results) if in_variant(r, variant)]
 
 
 def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5,
@@ -84,15 +85,14 @@ def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5
 
     Returns one dict per group with runs, in the order ``mean, r-mean, max, r-max, lse, r-lse``
     (``lme, r-lme`` for the lme variant): ``by, family, learnable, label, runs, diverged,
-    collapsed, metrics`` (the metrics of the runs that neither diverged nor collapsed, an array)
-    and ``peaks`` (``[bootstraps]``, the best metric of each batch; empty when every run of the
-    group diverged or collapsed: such a group is kept, never hidden).
+    collapsed, metrics`` (the finite metrics of the runs that neither diverged nor collapsed, an
+    array) and ``peaks`` (``[bootstraps]``, the best metric of each batch,
+    :func:`~setfuncs.experiments.peaks.batch_peaks`; empty when no run of the group has a metric:
+    such a group is kept, never hidden).
     """
     if by not in GROUPINGS:
         raise ValueError(f"by must be one of {GROUPINGS}, got {by!r}")
-    for name, value in (("batch_size", batch_size), ("bootstraps", bootstraps)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    check_batches(batch_size, bootstraps)
     groups = []
     every = variant_runs(results, variant)
     for family in VARIANTS[variant]:
@@ -102,19 +102,13 @@ def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5
             metrics = np.array([v for v in values if v is not None], dtype=float)
             if not runs:
                 continue
+            counts = status_counts(runs)
             groups.append({"by": by, "family": family, "learnable": learnable,
                            "label": f"{'r-' if learnable else ''}{family}", "runs": len(runs),
-                           "diverged": sum(r.get("error") is not None for r in runs),
-                           "collapsed": sum(bool(r.get("collapsed")) for r in runs), "metrics": metrics,
+                           "diverged": counts["diverged"], "collapsed": counts["collapsed"], "metrics": metrics,
                            "peaks": batch_peaks(metrics, batch_size, bootstraps, seed) if metrics.size
                            else np.empty(0)})
     return groups
-
-
-def batch_peaks(metrics: np.ndarray, batch_size: int = 5, bootstraps: int = 1000, seed: int = 0) -> np.ndarray:
-    """``[bootstraps]`` best (lowest) metrics of batches of ``batch_size`` runs drawn with replacement."""
-    rng = np.random.default_rng(seed)
-    return metrics[rng.integers(0, metrics.size, size=(bootstraps, batch_size))].min(axis=1)
 
 
 def mixture_table(results: dict, batch_size: int = 5, bootstraps: int = 1000,
@@ -123,8 +117,8 @@ def mixture_table(results: dict, batch_size: int = 5, bootstraps: int = 1000,
 
     Keys: ``by, label, runs, diverged, collapsed, median_peak, q05_peak, q95_peak`` (of the peak
     distribution), ``peaks_worse_than_em`` (the fraction of peaks above 0), ``median_metric``
-    (over runs), ``best_metric, best_spec, best_seed`` (the best single run). A group whose runs all
-    diverged or collapsed has a row with None in every statistic.
+    (over runs), ``best_metric, best_spec, best_seed`` (the best single run). A group with no run
+    that has a finite metric has a row with None in every statistic.
     """
     rows = []
     every = variant_runs(results, variant)
@@ -155,8 +149,9 @@ def mixture_table(results: dict, batch_size: int = 5, bootstraps: int = 1000,
 def by_population_size(results: dict, variant: str = "paper") -> list[dict]:
     """For each setting, the metric at every test size: the median over its runs and its best run's.
 
-    Keys: ``setting, sizes`` (ascending), ``median`` (one per size, over runs that neither diverged
-    nor collapsed), ``best_spec, best_seed, best`` (the run with the lowest ``metric``, at every size).
+    Keys: ``setting, sizes`` (ascending), ``median`` (one per size, over the runs that neither
+    diverged nor collapsed and have a finite ``metric``), ``best_spec, best_seed, best`` (of those
+    runs, the one with the lowest ``metric``, at every size).
     """
     rows = []
     for setting in SETTINGS:

@@ -1,9 +1,9 @@
 r"""The paper's findings on Table 2, tested on a sweep's runs (:mod:`setfuncs.experiments.findings`).
 
 A column's statistic is its mean test accuracy over seeds at 1,000, 100 or 50 particles
-(:math:`A_n`). The intervals resample the runs of every column; runs that diverged or collapsed
-are left out (the table counts them). ``variant="lme"`` reads the two log-mean-exp columns in
-place of Table 2's two LSE columns.
+(:math:`A_n`). The intervals resample the runs of every column; runs that diverged or collapsed,
+or whose accuracy at a size is not finite, are left out (the table counts them). ``variant="lme"``
+reads the two log-mean-exp columns in place of Table 2's two LSE columns.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import numpy as np
 
 import setfuncs as sf
 
-from ..findings import RESAMPLES, Finding, bootstrap, favoured, verdict
+from ..findings import RESAMPLES, Claim, Finding, bootstrap, bootstrap_findings, favoured
 from ..sweeps import lme_twin, variant_spec
 from .budget import TABLE_SIZES
-from .table import _accuracy, column_runs, paper_rows
+from .table import accuracy_at, column_runs, paper_rows
 
 __all__ = ["variant_columns", "pointcloud_findings", "lme_against_lse"]
 
@@ -41,10 +41,11 @@ def variant_columns(variant: str = "paper") -> list[str]:
 
 def _accuracy_groups(results: dict, columns: list[str]) -> dict[str, np.ndarray]:
     """``{spec: [runs, 3]}``: the test accuracies at Table 2's sizes of every run of each column that
-    neither diverged nor collapsed; a ValueError if a column has none."""
+    neither diverged nor collapsed and has a finite accuracy at every size
+    (:func:`~setfuncs.experiments.pointcloud.table.accuracy_at`); a ValueError if a column has none."""
     groups = {}
     for spec in columns:
-        rows = [[_accuracy(r, n) for n in TABLE_SIZES] for r in column_runs(results, spec)]
+        rows = [[accuracy_at(r, n) for n in TABLE_SIZES] for r in column_runs(results, spec)]
         rows = [row for row in rows if None not in row]
         if not rows:
             raise ValueError(f"the findings need runs of every column; {spec} has no usable run")
@@ -105,12 +106,9 @@ def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, v
         ("max-type equivariant layers seem crucial (the max-equivariant columns lead Table 2 at 1,000)",
          "mean A1000 of the max-equivariant columns - mean A1000 of the others", max_layers),
     ]
-    found = []
-    for claim, measure, statistic in claims:
-        estimate, low, high = bootstrap(groups, statistic, resamples, seed)
-        found.append(Finding(claim, measure, estimate, low, high, verdict(low, high), variant,
-                             note="A_n: mean test accuracy over seeds at n particles"))
-    return found
+    note = "A_n: mean test accuracy over seeds at n particles"
+    return bootstrap_findings([Claim(claim, measure, groups, statistic, note=note)
+                               for claim, measure, statistic in claims], variant, resamples, seed)
 
 
 def lme_against_lse(results: dict, resamples: int = RESAMPLES, seed: int = 0) -> list[dict]:

@@ -5,8 +5,10 @@ the **mean** test accuracy over the column's finished runs (seeds) and the **bes
 accuracy (the largest over seeds, at each size separately), next to the paper's number. Our
 accuracies come from the data set named in the results file (the offline shapes or ModelNet40);
 the paper's are ModelNet40's, so only the pattern across columns and rows compares across data
-sets. Runs whose training diverged (``error`` set) are counted but have no accuracy. Rows are
-plain dicts; accuracies are fractions in [0, 1] and printed as percentages.
+sets. Runs whose training diverged (``error`` set) or collapsed are counted but have no accuracy,
+nor has a run at a size where its accuracy is not a finite number
+(:func:`~setfuncs.experiments.peaks.finite_metric`). Rows are plain dicts; accuracies are fractions
+in [0, 1] and printed as percentages.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ import numpy as np
 import setfuncs as sf
 from setfuncs.tables import text_table
 
+from ..peaks import finite_metric
 from ..results import load_paper, load_sweep
+from ..schema import finished_runs, status_counts
 from .budget import TABLE_SIZES
 from .sweep import EXPERIMENT, RUN_SCHEMA
 
-__all__ = ["load_results", "paper_rows", "column_runs", "pointcloud_table", "accuracy_curves", "data_label",
-           "format_table"]
+__all__ = ["load_results", "paper_rows", "accuracy_at", "column_runs", "pointcloud_table", "accuracy_curves",
+           "data_label", "format_table"]
 
 
 
@@ -42,15 +46,17 @@ def paper_rows(path: str | os.PathLike) -> dict[str, dict[int, float]]:
     return {spec: {int(n): table["rows"][n][j] / 100 for n in table["rows"]} for j, spec in enumerate(specs)}
 
 
-def _accuracy(run: dict, n: int) -> float | None:
-    if run.get("error") is not None or run.get("collapsed"):
-        return None
-    return (run.get("accuracy_by_population_size") or {}).get(str(n))
+def accuracy_at(run: dict, n: int) -> float | None:
+    """A run's test accuracy at population size ``n``; None for a run that diverged or collapsed, a
+    size it was not tested at, or an accuracy that is not finite
+    (:func:`~setfuncs.experiments.peaks.finite_metric`)."""
+    return finite_metric(run, "accuracy_by_population_size", n)
 
 
 def column_runs(results: dict, spec: str) -> list[dict]:
-    """The runs of one column (engine failures, which a later sitting reruns, are not runs)."""
-    return [r for r in results["runs"] if r["spec"] == spec and "failure" not in r]
+    """The finished runs of one column (:func:`~setfuncs.experiments.schema.finished_runs`: engine
+    failures, which a later sitting reruns, are not runs)."""
+    return [r for r in finished_runs(results) if r["spec"] == spec]
 
 
 def pointcloud_table(results: dict, paper: str | os.PathLike | None = None) -> list[dict]:
@@ -62,15 +68,15 @@ def pointcloud_table(results: dict, paper: str | os.PathLike | None = None) -> l
     ``paper`` (its ``results/paper-results.json``), ``paper_<n>``.
     """
     theirs = paper_rows(paper) if paper is not None else {}
-    specs = {r["spec"] for r in results["runs"] if "failure" not in r}
+    specs = {r["spec"] for r in finished_runs(results)}
     known = [s for s in sf.TABLE2_SPECS if s in specs]
     rows = []
     for spec in known + sorted(specs - set(known)):
         runs = column_runs(results, spec)
-        row: dict = {"spec": spec, "runs": len(runs), "diverged": sum(r.get("error") is not None for r in runs),
-                     "collapsed": sum(bool(r.get("collapsed")) for r in runs)}
+        counts = status_counts(runs)
+        row: dict = {"spec": spec, "runs": len(runs), "diverged": counts["diverged"], "collapsed": counts["collapsed"]}
         for n in TABLE_SIZES:
-            values = [v for v in (_accuracy(r, n) for r in runs) if v is not None]
+            values = [v for v in (accuracy_at(r, n) for r in runs) if v is not None]
             row[f"mean_{n}"] = float(np.mean(values)) if values else None
             row[f"best_{n}"] = float(np.max(values)) if values else None
             row[f"paper_{n}"] = theirs.get(spec, {}).get(n)
@@ -82,12 +88,12 @@ def accuracy_curves(results: dict) -> list[dict]:
     """For every column: ``spec, sizes`` (ascending) and ``mean`` accuracy over finished runs at each size."""
     curves = []
     for row in pointcloud_table(results):
-        runs = [r for r in column_runs(results, row["spec"]) if _accuracy(r, TABLE_SIZES[0]) is not None]
+        runs = [r for r in column_runs(results, row["spec"]) if accuracy_at(r, TABLE_SIZES[0]) is not None]
         if not runs:
             continue
         sizes = sorted(int(n) for n in runs[0]["accuracy_by_population_size"])
         curves.append({"spec": row["spec"], "sizes": sizes,
-                       "mean": [float(np.mean([_accuracy(r, n) for r in runs])) for n in sizes]})
+                       "mean": [float(np.mean([accuracy_at(r, n) for r in runs])) for n in sizes]})
     return curves
 
 
