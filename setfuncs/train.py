@@ -27,22 +27,26 @@ from torch import Tensor, nn
 from .population import check_population
 from .steps import StepLoop, TrainingLog, adam, device_name, divergence, resolve_device
 
-__all__ = ["Batch", "fit", "evaluate"]
+__all__ = ["Batch", "Objective", "fit", "evaluate"]
 
 Batch = tuple[Tensor, Tensor, "Tensor | None"]
+#: A training objective of the model and one batch ``(x, y, mask)``, for models that are not a map
+#: ``(x, mask) -> prediction`` scored by ``loss(prediction, y)`` (e.g. a variational model's
+#: negative ELBO, which reads ``y`` as its second input).
+Objective = Callable[[nn.Module, Tensor, "Tensor | None", "Tensor | None"], Tensor]
 
 
-def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, Tensor], Tensor], steps: int,
+def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, Tensor], Tensor] | None, steps: int,
         lr: float = 1e-3, weight_decay: float = 0.0, clip: float | None = None, progress: bool = True,
         desc: str = "training", eps: float = 1e-8, milestones: Sequence[int] = (),
         gamma: float = 0.1, device: str | torch.device | None = None, graph: bool | None = None,
-        read_every: int = 50) -> TrainingLog:
+        read_every: int = 50, objective: Objective | None = None) -> TrainingLog:
     r"""Train ``model`` with Adam for ``steps`` gradient steps; return the loss of every step.
 
     Args:
         model: maps ``(x, mask)`` to predictions.
         sample: draws one training batch ``(x, y, mask)`` (on any device; it is moved to ``device``).
-        loss: ``loss(prediction, y)`` -> scalar.
+        loss: ``loss(prediction, y)`` -> scalar, of ``prediction = model(x, mask)``; None with ``objective``.
         steps: number of gradient steps.
         lr, weight_decay: Adam's settings.
         clip: gradient-norm clipping threshold (None: no clipping).
@@ -58,6 +62,8 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
         graph: capture the step as a CUDA graph (None: on a GPU, when the batches keep their shapes;
             True on a CPU is an error).
         read_every: steps between two reads of the losses (divergence check, progress bar).
+        objective: instead of ``loss``, the scalar to minimise as a function of the model and the
+            batch, ``objective(model, x, y, mask)`` (:data:`Objective`); ``y`` may then be None.
 
     Returns the losses, a :class:`~setfuncs.steps.TrainingLog` (a list of floats that also says
     the device, whether the step was graphed, and why not).
@@ -68,6 +74,9 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
     """
     if steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps}")
+    if (loss is None) == (objective is None):
+        raise ValueError("fit needs exactly one of loss (of the model's prediction) and objective (of the model "
+                         "and the batch)")
     target = resolve_device(device, model)
     model.to(target)
     parameters = [p for p in model.parameters() if p.requires_grad]
@@ -79,8 +88,8 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
             check_population(x, mask)
         return x, y, mask
 
-    def step(x: Tensor, y: Tensor, mask: Tensor | None) -> Tensor:
-        value = loss(model(x, mask), y)
+    def step(x: Tensor, y: Tensor | None, mask: Tensor | None) -> Tensor:
+        value = objective(model, x, y, mask) if objective is not None else loss(model(x, mask), y)
         value.backward()
         if clip is not None:
             nn.utils.clip_grad_norm_(parameters, clip)

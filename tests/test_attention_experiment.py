@@ -86,6 +86,8 @@ def test_the_sweep_writes_a_complete_file_with_provenance(results_file: Path) ->
     assert "scikit-learn" in results["versions"]
     assert sorted(r["spec"] for r in results["runs"]) == ["image", "mean", "q-sum"]
     assert load_results(results_file)["runs"] == results["runs"]
+    for run in results["runs"]:                       # the run protocol's training record
+        assert run["learning_curve"]["steps"][-1] == TINY.steps and run["eval_seconds"] >= 0
 
 
 def test_the_table(results_file: Path) -> None:

@@ -132,7 +132,7 @@ SYNTHETIC = {"experiment": "minimal_enclosing_circle", "budget": "tiny", "budget
              "complete": True, "runs": [
     _run("plain/plain", 1.0, 0), _run("plain/plain", 2.0, 1),
     _run("plain/recurrent", 3.0, 0, "max/r-max"),
-    {**_run("plain/recurrent", 0.0, 1), "mse": None, "error": "diverged"},
+    {**_run("plain/recurrent", 0.0, 1, "max/r-max"), "mse": None, "error": "diverged"},
     *(_run("recurrent/recurrent", 0.5, s, "r-lse/r-lse") for s in range(3)),
 ]}
 

@@ -40,8 +40,7 @@ VALID = {
                 "mse_by_population_size": {"20": 1.0}}),
     "mixture": (_header("gmm_mixture_weights", "max/max"),
                 {"spec": "max/max", "setting": "plain/plain", "equivariant": "max", "final": "max", "seed": 0,
-                 "error": None, "collapsed": False, "metric": -1.0, "test_nll": -0.5, "test_mae": 0.1,
-                 "metric_by_population_size": {"100": -1.0}}),
+                 "error": None, "collapsed": False, "metric": -1.0, "metric_by_population_size": {"100": -1.0}}),
     "pointcloud": (_header("point_cloud_classification", "max/max", data={"name": "shapes"}),
                    {"spec": "max/max", "equivariant": "max", "final": "max", "seed": 0, "error": None,
                     "collapsed": False, "accuracy": 0.5,
@@ -238,8 +237,9 @@ def test_a_resumed_sweep_keeps_its_non_finite_numbers_byte_for_byte(tmp_path: Pa
 
 
 def test_tables_see_the_nan_they_would_have_seen(tmp_path: Path) -> None:
-    """A run whose metric is NaN (not a diverged training: ``error`` None) counts as NaN after the
-    round trip, as before it; a None would drop it from the mixture's violins instead."""
+    """A run whose metric is NaN (not a diverged training: ``error`` None) is NaN again after the
+    round trip, as before it, and the tables see what they would have seen: the run counted, its
+    NaN never ranked among the peaks."""
     header, run = VALID["mixture"]
     nan_metric = {**run, "seed": 1, "metric": math.nan, "metric_by_population_size": {"100": math.nan}}
     results = {**header, "runs": [run, nan_metric]}
@@ -250,7 +250,8 @@ def test_tables_see_the_nan_they_would_have_seen(tmp_path: Path) -> None:
     ours, theirs = (mixture.peak_performance(r, "final", bootstraps=20) for r in (loaded, results))
     assert len(ours) == len(theirs) == 1
     np.testing.assert_array_equal(ours[0]["metrics"], theirs[0]["metrics"])
-    assert np.isnan(ours[0]["metrics"]).sum() == 1
+    assert ours[0]["runs"] == 2 and ours[0]["metrics"].tolist() == [run["metric"]]
+    assert math.isnan(loaded["runs"][1]["metric"])
 
 
 def test_replace_and_restore_are_inverse_and_refuse_a_broken_map() -> None:

@@ -58,11 +58,15 @@ class RunSchema:
         maps: metric maps, e.g. ``mse_by_population_size``: a record of such numbers (or ``null``
             in a diverged run).
         fields: other keys every finished run holds (e.g. ``setting``, ``equivariant``).
+        details: other results of a run's evaluation (not checked when read), which a diverged
+            run records as ``null`` with the metrics
+            (:func:`~setfuncs.experiments.protocol.diverged_record`).
     """
 
     metrics: tuple[str, ...] = ()
     maps: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
+    details: tuple[str, ...] = ()
 
     @property
     def keys(self) -> tuple[str, ...]:

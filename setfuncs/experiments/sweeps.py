@@ -21,9 +21,11 @@ from setfuncs.model import DeepSet, init_head
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
+from .protocol import seeded_training
+
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget",
            "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
-           "make_deep_set", "train_configuration", "train_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "configuration_tasks"]
+           "make_deep_set", "train_configuration", "train_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "data_tasks", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -157,17 +159,17 @@ def train_configuration(setting: str, equivariant: str, final: str, seed: int, b
     """Train one configuration with one seed: the model (in eval mode) and its loss at every step.
 
     The model (:func:`make_deep_set`, its output at ``head_bias``) is initialised after
-    ``torch.manual_seed(seed)``; the training batches come from ``sampler(generator)`` with
+    ``torch.manual_seed(seed)`` (:func:`~setfuncs.experiments.protocol.seeded_training`); the training batches come from ``sampler(generator)`` with
     ``generator = torch.Generator().manual_seed(TRAIN_SEED + seed)``, fresh at every Adam step.
     The model trains on ``device`` (:func:`~setfuncs.train.fit`; a CUDA-graph step on a GPU) and
     stays there. Raises FloatingPointError if the loss diverges.
     """
-    torch.manual_seed(seed)
-    model = make_deep_set(setting, equivariant, final, budget, head_bias)
     generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
-    losses = fit(model, sampler(generator), loss, budget.steps, lr=budget.lr, clip=budget.clip,
-                 progress=progress, desc=f"{spec_of(setting, equivariant, final)} seed {seed}", device=device)
-    return model, losses
+    return seeded_training(seed, lambda: make_deep_set(setting, equivariant, final, budget, head_bias),
+                           lambda model: fit(model, sampler(generator), loss, budget.steps, lr=budget.lr,
+                                             clip=budget.clip, progress=progress,
+                                             desc=f"{spec_of(setting, equivariant, final)} seed {seed}",
+                                             device=device))
 
 
 def train_configuration_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int],
@@ -212,6 +214,15 @@ def seed_by_seed(runs: int, specs: Sequence[str], known: Sequence[str], args: Ca
     if unknown or not specs:
         raise ValueError(f"unknown or no configurations {unknown}; choose among {list(known)}")
     return specs, [Task(spec, seed, args(spec, seed)) for seed in range(runs) for spec in specs]
+
+
+def data_tasks(runs: int, budget: Any, data: Any, known: Sequence[str], specs: Sequence[str] | None = None,
+               device: str = "cpu") -> tuple[list[str], list[Task]]:
+    """The specs to run (``specs``, a subset of ``known``; None: all of ``known``) and their tasks
+    ``(spec, seed, budget, data, False, device)``, seed by seed (:func:`seed_by_seed`): the tasks of
+    an experiment whose ``run_one(spec, seed, budget, data, progress, device)`` reads a data set."""
+    return seed_by_seed(runs, known if specs is None else specs, known,
+                        lambda spec, seed: (spec, seed, budget, data, False, device))
 
 
 def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None,

@@ -25,7 +25,7 @@ from .table import (attention_table, elbo_curves, format_table, load_results, us
 from .train import make_air, train_air
 from .transformer import glimpse, inverse_theta, place, where_to_boxes, where_to_theta
 
-__all__ = ["AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_PRIOR", "Inference", "gaussian_kl", "BUDGETS", "FULL",
+__all__ = ["RUN_SCHEMA", "AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_PRIOR", "Inference", "gaussian_kl", "BUDGETS", "FULL",
            "MEDIUM", "POPULATION_SIZES", "QUICK", "Budget", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
            "Canvases", "boxes_to_where", "digit_pools", "load_mnist_idx", "make_canvases", "resize_digits",
            "sklearn_digits", "EVAL_DRAWS", "box_iou", "canvas_scores", "matched_box_iou", "evaluate_at", "evaluate_model", "IMAGE", "ImageLocaliser", "SetLocaliser",

@@ -31,7 +31,6 @@ whole model and of its localiser, and its timings.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
@@ -41,13 +40,14 @@ import numpy as np
 import torch
 
 from setfuncs.model import parameter_count
-from setfuncs.steps import device_name, resolve_device
+from setfuncs.steps import TrainingLog
 
-from ..engine import Engine, run_sweep
-from ..schema import RunSchema
+from ..engine import Engine
+from ..protocol import check_budget, run_experiment, run_protocol, seeded_training
 from ..provenance import sweep_identity, sweep_provenance
-from ..sweeps import TEST_SEED, TRAIN_SEED, Task, lme_twin, seed_by_seed
-from .air import LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
+from ..schema import RunSchema
+from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, lme_twin
+from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
 from .budget import Budget
 from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_mnist_idx, make_canvases
 from ..collapse import collapse_record
@@ -56,7 +56,7 @@ from .localisers import IMAGE
 from .train import make_air, train_air
 
 __all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "Data", "load_data", "train_model",
-           "run_one", "attention_tasks", "provenance", "sweep"]
+           "evaluate_run", "run_one", "attention_tasks", "provenance", "sweep"]
 
 #: The paper's set localisers' aggregations, plain ones first, then learnable ones.
 PAPER_SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
@@ -73,7 +73,8 @@ DATA_SEED = 0
 EXPERIMENT = "spatial_attention"
 #: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
 RUN_SCHEMA = RunSchema(metrics=("elbo", "count_accuracy", "box_iou"),
-                       fields=("localiser", "localiser_parameters", "evaluation"))
+                       fields=("localiser_parameters", "evaluation"),
+                       details=("parameters", "seconds_per_step", "elbo_gains", "count_baseline"))
 
 
 @dataclass(frozen=True)
@@ -102,53 +103,25 @@ def load_data(data: Data, budget: Budget) -> tuple[Canvases, Canvases]:
 
 
 def train_model(spec: str, seed: int, budget: Budget, canvases: Canvases, progress: bool = False,
-                device: str = "cpu"):
-    """Train one configuration with one seed on ``device``: the model (in eval mode, on ``device``) and
-    its loss at every step."""
-    torch.manual_seed(seed)
-    model = make_air(spec, budget, canvases.images.shape[-1])
-    losses = train_air(model, canvases.images, budget, TRAIN_SEED + seed, progress, desc=f"{spec} seed {seed}",
-                       device=device)
-    return model, losses
+                device: str = "cpu") -> tuple[AIR, TrainingLog]:
+    """Train one configuration with one seed on ``device`` (:func:`~setfuncs.experiments.protocol.seeded_training`):
+    the model (in eval mode, on ``device``) and its loss at every step."""
+    return seeded_training(seed, lambda: make_air(spec, budget, canvases.images.shape[-1]),
+                           lambda model: train_air(model, canvases.images, budget, TRAIN_SEED + seed, progress,
+                                                   desc=f"{spec} seed {seed}", device=device))
 
 
-def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False, device: str = "cpu") -> dict:
-    """Train one configuration with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly record.
-
-    Keys: ``spec, localiser`` (``"image"`` or ``"set"``), ``seed, data, parameters`` (whole model),
-    ``localiser_parameters``, ``train_seconds, seconds_per_step``, ``initial_train_loss`` (mean of
-    the first 20 steps) and ``final_train_loss`` (of the last 50; negative ELBO per pixel),
-    ``eval_seconds``, ``evaluation`` (``{"5": {"elbo", "elbo_se", "count_accuracy", "box_iou"}, ...}``,
-    or ``{"image": {...}}``), ``elbo_gains`` (``{"5->20": {"mean", "se"}, ...}``, paired by canvas),
-    ``elbo``, ``count_accuracy``, ``box_iou`` (at the training size, or the image localiser's),
-    ``spread_ratio`` and ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` of the
-    first box's centre against the centre of the true boxes, canvases with a digit),
-    ``count_baseline`` (the share of the most frequent true count), ``failed`` (collapsed, or
-    counting no better than always guessing the most frequent count), ``training`` (the device; the
-    attention runs train eagerly, their latents drawn anew at every step) and ``error`` (None, or the
-    message of a diverged training).
-    """
-    if spec not in SPECS:
-        raise ValueError(f"unknown configuration {spec!r}; choose among {list(SPECS)}")
-    train, test = load_data(data, budget)
-    record: dict = {"spec": spec, "localiser": "image" if spec == IMAGE else "set", "seed": seed, "data": data.name}
-    start = time.perf_counter()
-    try:
-        model, losses = train_model(spec, seed, budget, train, progress, device)
-    except FloatingPointError as err:
-        return {**record, "parameters": None, "localiser_parameters": None,
-                "train_seconds": time.perf_counter() - start, "seconds_per_step": None, "initial_train_loss": None,
-                "final_train_loss": None, "eval_seconds": None, "evaluation": None, "elbo_gains": None,
-                "elbo": None, "count_accuracy": None, "box_iou": None, "spread_ratio": None, "collapsed": None,
-                "count_baseline": None, "failed": True, "training": None, "error": str(err)}
-    train_seconds = time.perf_counter() - start
+def evaluate_run(model: AIR, spec: str, budget: Budget, test: Canvases) -> dict:
+    """The metrics of a trained ``model``, on the CPU: ``parameters`` (whole model),
+    ``localiser_parameters``, ``evaluation`` (``{"5": {"elbo", "elbo_se", "count_accuracy",
+    "box_iou"}, ...}``, or ``{"image": {...}}``), ``elbo_gains`` (``{"5->20": {"mean", "se"}, ...}``,
+    paired by canvas), ``elbo``, ``count_accuracy``, ``box_iou`` (at the training size, or the image
+    localiser's), ``spread_ratio`` and ``collapsed``
+    (:func:`~setfuncs.experiments.collapse.collapse_record` of the first box's centre against the
+    centre of the true boxes, canvases with a digit), ``count_baseline`` (the share of the most
+    frequent true count) and ``failed`` (collapsed, or counting no better than always guessing the
+    most frequent count)."""
     model.cpu()
-    record.update(parameters=parameter_count(model), localiser_parameters=parameter_count(model.localiser),
-                  training={"device": device_name(resolve_device(device)), "graphed_steps": 0,
-                            "graph_fallback": None},
-                  train_seconds=train_seconds, seconds_per_step=train_seconds / budget.steps,
-                  initial_train_loss=float(np.mean(losses[:20])), final_train_loss=float(np.mean(losses[-50:])))
-    start = time.perf_counter()
     evaluation, gains, scores = evaluate_model(model, test, budget.eval_sizes, TEST_SEED, budget.eval_batch)
     key = "image" if spec == IMAGE else str(budget.particles)
     if key not in evaluation:
@@ -160,17 +133,38 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     true_centres = np.nanmean((boxes[..., :2] + boxes[..., 2:]) / 2, axis=1)
     collapse = collapse_record(torch.from_numpy(canvases["first_centre"][present]), torch.from_numpy(true_centres))
     baseline = float(np.bincount(test.counts).max() / len(test.counts))
-    return {**record, "eval_seconds": time.perf_counter() - start, "evaluation": evaluation, "elbo_gains": gains,
-            "elbo": main["elbo"], "count_accuracy": main["count_accuracy"], "box_iou": main["box_iou"],
-            **collapse, "count_baseline": baseline,
-            "failed": collapse["collapsed"] or main["count_accuracy"] <= baseline, "error": None}
+    return {"parameters": parameter_count(model), "localiser_parameters": parameter_count(model.localiser),
+            "evaluation": evaluation, "elbo_gains": gains, "elbo": main["elbo"],
+            "count_accuracy": main["count_accuracy"], "box_iou": main["box_iou"], **collapse,
+            "count_baseline": baseline, "failed": collapse["collapsed"] or main["count_accuracy"] <= baseline}
+
+
+def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False, device: str = "cpu") -> dict:
+    """Train one configuration with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly
+    record (:func:`~setfuncs.experiments.protocol.run_protocol`).
+
+    Keys: ``spec, localiser`` (``"image"`` or ``"set"``), ``seed, data``, the training record
+    (``train_seconds``, ``final_train_loss`` (mean of the last 50 steps; negative ELBO per pixel),
+    ``training`` (the device; the attention runs train eagerly, their latents drawn anew at every
+    step), ``learning_curve``: :func:`~setfuncs.experiments.protocol.training_record`),
+    ``seconds_per_step``, the keys of :func:`evaluate_run`, ``eval_seconds`` and ``error`` (None, or
+    the message of a diverged training, whose metrics are then None and ``failed`` true).
+    """
+    if spec not in SPECS:
+        raise ValueError(f"unknown configuration {spec!r}; choose among {list(SPECS)}")
+    train, test = load_data(data, budget)
+    record = {"spec": spec, "localiser": "image" if spec == IMAGE else "set", "seed": seed, "data": data.name}
+    result = run_protocol(record, RUN_SCHEMA, lambda: train_model(spec, seed, budget, train, progress, device),
+                          lambda model: evaluate_run(model, spec, budget, test))
+    trained = result["training"] is not None
+    return {**result, "seconds_per_step": result["train_seconds"] / budget.steps if trained else None,
+            "failed": result["failed"] if result["error"] is None else True}
 
 
 def attention_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None,
                     device: str = "cpu") -> tuple[list[str], list[Task]]:
     """The configurations and their tasks ``(spec, seed, budget, data, False, device)``, seed by seed."""
-    return seed_by_seed(runs, SPECS if specs is None else specs, SPECS,
-                        lambda spec, seed: (spec, seed, budget, data, False, device))
+    return data_tasks(runs, budget, data, SPECS, specs, device)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
@@ -211,10 +205,8 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
           data: Data = Data(), engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
     """Train ``runs`` seeds of every configuration (default: all of :data:`SPECS`) on ``engine`` and write
     one JSON file, resuming an earlier sitting's (see :func:`setfuncs.experiments.engine.run_sweep`)."""
-    if not isinstance(budget, Budget):
-        raise ValueError(f"budget must be a spatial-attention Budget (QUICK, MEDIUM, FULL or your own), got "
-                         f"{type(budget).__name__}")
+    check_budget(budget, Budget, "spatial-attention")
     specs, tasks = attention_tasks(runs, budget, data, configurations, engine.trains_on)
     header = provenance(budget, runs, specs, data)
-    return run_sweep(run_one, tasks, out_path, header, sweep_identity(header, data=data.name), engine, restart,
-                     progress, desc="spatial-attention sweep")
+    return run_experiment(run_one, tasks, header, RUN_SCHEMA, out_path, engine, restart, progress,
+                          "spatial-attention sweep", identity=sweep_identity(header, data=data.name))

@@ -12,17 +12,20 @@ canvas size), with gradient-norm clipping.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import torch
-from tqdm.auto import tqdm
+from torch import Tensor
 
-from setfuncs.steps import resolve_device
+from setfuncs.steps import TrainingLog
+from setfuncs.train import Batch, fit
 
 from .air import AIR
 from .budget import Budget
 from .particles import sample_particles
 
-__all__ = ["make_air", "train_air"]
+__all__ = ["make_air", "canvas_batches", "negative_elbo_per_pixel", "train_air"]
 
 
 def make_air(spec: str, budget: Budget, canvas_size: int) -> AIR:
@@ -32,44 +35,41 @@ def make_air(spec: str, budget: Budget, canvas_size: int) -> AIR:
                steps=budget.recurrent_steps, readout=budget.readout)
 
 
-def train_air(model: AIR, canvases: np.ndarray, budget: Budget, seed: int, progress: bool = False,
-              desc: str = "train", device: str = "cpu", read_every: int = 50) -> list[float]:
-    """Train ``model`` in place on ``canvases [M, H, W]``; the loss (negative ELBO per pixel) at every step.
-
-    Batches and particles come from ``torch.Generator().manual_seed(seed)`` on the CPU; the
-    continuous latents' noise from torch's global generator of ``device`` (seed it before for a
-    reproducible run). The model trains on ``device`` (moved there) and the losses stay there, read
-    every ``read_every`` steps. Raises FloatingPointError if the loss becomes NaN or infinite (the
-    message names the first such step).
-    """
-    target = resolve_device(device, model)
-    model.to(target)
+def canvas_batches(canvases: np.ndarray, batch: int, particles: int | None, generator: torch.Generator
+                   ) -> Callable[[], Batch]:
+    """A sampler for :func:`~setfuncs.train.fit`: each call draws ``batch`` canvases ``[B, H, W]``
+    with replacement and, when ``particles`` is not None, a fresh population of that many particles
+    per canvas (:func:`~setfuncs.experiments.attention.particles.sample_particles`), both with
+    ``generator``; returns ``(canvases, particles or None, None)``."""
     data = torch.as_tensor(canvases, dtype=torch.float32)
-    pixels = data.shape[1] * data.shape[2]
-    generator = torch.Generator().manual_seed(seed)
-    optimiser = torch.optim.Adam(model.parameters(), lr=budget.lr)
-    model.train()
-    losses = torch.empty(budget.steps, device=target)
-    read = 0
-    for step in tqdm(range(budget.steps), desc=desc, disable=not progress, leave=False):
-        index = torch.randint(len(data), (budget.batch,), generator=generator)
-        batch = data[index]
-        particles = sample_particles(batch, budget.particles, generator) if model.reads_particles else None
-        batch = batch.to(target, non_blocking=True)
-        particles = None if particles is None else particles.to(target, non_blocking=True)
-        elbo, _ = model.elbo(batch, particles)
-        loss = -elbo.mean() / pixels
-        optimiser.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), budget.clip)
-        optimiser.step()
-        losses[step] = loss.detach()
-        if step + 1 - read >= read_every or step + 1 == budget.steps:
-            chunk = losses[read:step + 1].cpu()
-            bad = (~torch.isfinite(chunk)).nonzero()
-            if len(bad):
-                raise FloatingPointError(f"the loss became {float(chunk[bad[0, 0]])} at step "
-                                         f"{read + int(bad[0, 0])} of {model.spec}")
-            read = step + 1
-    model.eval()
-    return losses.cpu().tolist()
+
+    def sample() -> Batch:
+        chosen = data[torch.randint(len(data), (batch,), generator=generator)]
+        return chosen, None if particles is None else sample_particles(chosen, particles, generator), None
+
+    return sample
+
+
+def negative_elbo_per_pixel(model: AIR, canvases: Tensor, particles: Tensor | None, mask: None = None) -> Tensor:
+    r"""The training objective (an :data:`~setfuncs.train.Objective`): the negative ELBO per pixel,
+    :math:`-\frac{1}{B\,HW} \sum_b \mathcal{L}(x_b)`, of ``canvases [B, H, W]`` (and their
+    ``particles`` for a set localiser)."""
+    elbo, _ = model.elbo(canvases, particles)
+    return -elbo.mean() / (canvases.shape[1] * canvases.shape[2])
+
+
+def train_air(model: AIR, canvases: np.ndarray, budget: Budget, seed: int, progress: bool = False,
+              desc: str = "train", device: str = "cpu", read_every: int = 50) -> TrainingLog:
+    """Train ``model`` in place on ``canvases [M, H, W]`` with :func:`~setfuncs.train.fit`; the loss
+    (negative ELBO per pixel) at every step.
+
+    Batches and particles come from ``torch.Generator().manual_seed(seed)`` on the CPU
+    (:func:`canvas_batches`); the continuous latents' noise from torch's global generator of
+    ``device`` (seed it before for a reproducible run). The steps run eagerly (the latents are drawn
+    anew at every step). Raises FloatingPointError if the loss becomes NaN or infinite (the message
+    names the first such step).
+    """
+    sample = canvas_batches(canvases, budget.batch, budget.particles if model.reads_particles else None,
+                            torch.Generator().manual_seed(seed))
+    return fit(model, sample, None, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress, desc=desc,
+               device=device, graph=False, read_every=read_every, objective=negative_elbo_per_pixel)

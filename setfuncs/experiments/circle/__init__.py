@@ -18,7 +18,7 @@ from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_err
 from .findings import circle_findings, lme_against_lse, mse_by_spec
 from .table import by_population_size, circle_table, format_table, load_results, median_best, usable_runs
 
-__all__ = ["min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
+__all__ = ["RUN_SCHEMA", "min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
            "welzl_trace", "Step", "Circle", "circle_of", "sample_populations", "circle_targets",
            "circle_batch", "test_set", "Budget", "BUDGETS", "QUICK", "MEDIUM", "FULL", "SETTINGS",
            "all_configurations", "paper_configurations", "lme_configurations", "spec_of", "make_model", "train_model", "train_ensemble", "run_one", "run_ensemble", "circle_errors", "sweep",

@@ -43,7 +43,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-import numpy as np
 import torch
 from torch import Tensor
 
@@ -52,9 +51,10 @@ from setfuncs.model import HEAD_SCALE
 from setfuncs.steps import TrainingLog
 
 from ..collapse import COLLAPSE_RATIO, collapse_record
-from ..engine import Engine, run_sweep
+from ..engine import Engine
+from ..protocol import check_budget, record_outcome, run_experiment, run_protocol
+from ..provenance import sweep_provenance
 from ..schema import RunSchema
-from ..provenance import sweep_identity, sweep_provenance
 from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, spec_of,
                       train_configuration, train_configuration_ensemble)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mean, test_set
@@ -146,12 +146,12 @@ def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[i
                                         stacked_sampler(x, y), circle_loss, progress, device)
 
 
-def evaluate_run(record: dict, model: sf.DeepSet, losses: TrainingLog, budget: Budget) -> dict:
-    """Complete ``record`` (spec, seed, ``train_seconds``) with the metrics of a trained ``model``,
-    on the model's device; the keys of :func:`run_one`."""
-    record["final_train_loss"] = float(np.mean(losses[-50:]))
-    record["training"] = losses.describe()
+def evaluate_run(model: sf.DeepSet, budget: Budget) -> dict:
+    """The metrics of a trained ``model`` on the test sets, on the model's device: ``mse,
+    radius_mse, center_mse``, ``spread_ratio`` and ``collapsed`` at ``N = 20`` and
+    ``mse_by_population_size``."""
     device = next(model.parameters()).device
+    metrics: dict = {}
     by_size = {}
     with torch.no_grad():
         for n in budget.test_population_sizes:
@@ -160,35 +160,26 @@ def evaluate_run(record: dict, model: sf.DeepSet, losses: TrainingLog, budget: B
             errors = circle_errors(prediction, y.to(device))
             by_size[str(n)] = errors["mse"]
             if n == POPULATION_SIZE:
-                record.update(errors, **collapse_record(prediction, y.to(device)))
-    return {**record, "mse_by_population_size": by_size, "error": None}
-
-
-def _diverged(record: dict, seconds: float, err: FloatingPointError) -> dict:
-    return {**record, "train_seconds": seconds, "final_train_loss": None, "training": None,
-            "mse": None, "radius_mse": None, "center_mse": None,
-            "mse_by_population_size": None, "spread_ratio": None, "collapsed": None, "error": str(err)}
+                metrics.update(errors, **collapse_record(prediction, y.to(device)))
+    return {**metrics, "mse_by_population_size": by_size}
 
 
 def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
             progress: bool = False, device: str = "cpu") -> dict:
-    """Train one configuration with one seed on ``device`` and evaluate it; a JSON-friendly record.
+    """Train one configuration with one seed on ``device`` and evaluate it; a JSON-friendly record
+    (:func:`~setfuncs.experiments.protocol.run_protocol`).
 
-    Keys: ``spec, setting, equivariant, final, seed, train_seconds, final_train_loss`` (mean loss
-    of the last 50 steps), ``mse, radius_mse, center_mse`` (test set at ``N = 20``),
-    ``mse_by_population_size`` (``{"5": mse, ...}``), ``spread_ratio`` and ``collapsed``
-    (:func:`~setfuncs.experiments.collapse.collapse_record` at ``N = 20``), ``training`` (device,
-    graphed steps, why not graphed: :meth:`~setfuncs.steps.TrainingLog.describe`) and ``error``
-    (None, or the message of a diverged training, whose metrics are then None).
+    Keys: ``spec, setting, equivariant, final, seed``, the training record (``train_seconds``,
+    ``final_train_loss``, ``training``, ``learning_curve``:
+    :func:`~setfuncs.experiments.protocol.training_record`), ``mse, radius_mse, center_mse`` (test
+    set at ``N = 20``), ``mse_by_population_size`` (``{"5": mse, ...}``), ``spread_ratio`` and
+    ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` at ``N = 20``),
+    ``eval_seconds`` and ``error`` (None, or the message of a diverged training, whose metrics are
+    then None).
     """
-    record = _record(setting, equivariant, final, seed)
-    start = time.perf_counter()
-    try:
-        model, losses = train_model(setting, equivariant, final, seed, budget, progress, device)
-    except FloatingPointError as err:
-        return _diverged(record, time.perf_counter() - start, err)
-    record["train_seconds"] = time.perf_counter() - start
-    return evaluate_run(record, model, losses, budget)
+    return run_protocol(_record(setting, equivariant, final, seed), RUN_SCHEMA,
+                        lambda: train_model(setting, equivariant, final, seed, budget, progress, device),
+                        lambda model: evaluate_run(model, budget))
 
 
 def _record(setting: str, equivariant: str, final: str, seed: int) -> dict:
@@ -210,13 +201,11 @@ def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
         start = time.perf_counter()
         trained = train_ensemble(setting, equivariant, final, seeds, budget, progress, device)
         seconds = time.perf_counter() - start
-    records = []
-    for seed, (model, losses) in zip(seeds, trained):
-        record = {**_record(setting, equivariant, final, seed), "train_seconds": seconds / len(seeds),
-                  "ensemble": {"size": len(seeds), "train_seconds": seconds}}
-        records.append(_diverged(record, seconds / len(seeds), losses) if isinstance(losses, FloatingPointError)
-                       else evaluate_run(record, model, losses, budget))
-    return records
+    ensemble = {"size": len(seeds), "train_seconds": seconds}
+    return [record_outcome({**_record(setting, equivariant, final, seed), "ensemble": ensemble}, RUN_SCHEMA,
+                           outcome if isinstance(outcome[1], TrainingLog) else outcome[1], seconds / len(seeds),
+                           lambda model: evaluate_run(model, budget))
+            for seed, outcome in zip(seeds, trained)]
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
@@ -255,7 +244,7 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
     plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
+    check_budget(budget, Budget, "circle")
     specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
-    header = provenance(budget, runs, specs)
-    return run_sweep(run_one, tasks, out_path, header, sweep_identity(header), engine, restart, progress,
-                     desc="circle sweep", run_many=run_ensemble)
+    return run_experiment(run_one, tasks, provenance(budget, runs, specs), RUN_SCHEMA, out_path, engine, restart,
+                          progress, "circle sweep", run_many=run_ensemble)

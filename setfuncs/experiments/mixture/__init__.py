@@ -22,7 +22,7 @@ from .findings import mixture_findings
 from .table import (batch_peaks, by_population_size, format_table, load_results, mixture_table, peak_performance,
                     variant_runs)
 
-__all__ = ["COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRAIN_SIZES", "Mixtures",
+__all__ = ["RUN_SCHEMA", "COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRAIN_SIZES", "Mixtures",
            "mixture_batch", "mixture_log_density", "population_size_probabilities",
            "sample_mixtures", "sample_particles", "sample_population_size", "sample_populations",
            "test_populations", "training_sampler", "beta_concentrations", "beta_log_likelihood",

@@ -40,7 +40,6 @@ training data from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -51,9 +50,11 @@ import torch
 
 import setfuncs as sf
 from setfuncs.model import HEAD_SCALE
-from setfuncs.experiments.engine import Engine, run_sweep
+from setfuncs.steps import TrainingLog
+from setfuncs.experiments.engine import Engine
+from setfuncs.experiments.protocol import check_budget, run_experiment, run_protocol
+from setfuncs.experiments.provenance import sweep_provenance
 from setfuncs.experiments.schema import RunSchema
-from setfuncs.experiments.provenance import sweep_identity, sweep_provenance
 from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
                                          make_deep_set, spec_of,
                                          train_configuration)
@@ -66,13 +67,14 @@ from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_r
                      model_estimates, scott_bandwidth)
 
 __all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
-           "make_model", "train_model", "evaluate_metric", "run_one", "sweep", "provenance"]
+           "make_model", "train_model", "evaluate_metric", "evaluate_run", "run_one", "sweep", "provenance"]
 
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "gmm_mixture_weights"
 #: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
-RUN_SCHEMA = RunSchema(metrics=("metric", "test_nll", "test_mae"), maps=("metric_by_population_size",),
-                       fields=("setting", "equivariant", "final"))
+RUN_SCHEMA = RunSchema(metrics=("metric",), maps=("metric_by_population_size",),
+                       fields=("setting", "equivariant", "final"),
+                       details=("test_nll", "test_mae", "metric_per_population", "kde_floor_hits"))
 #: Seed of the bootstrap subsamples of the test populations.
 BOOTSTRAP_SEED = 0
 #: The population size of the violins' per-run metric (the paper's population size).
@@ -142,12 +144,16 @@ def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
     Returns ``metric_by_population_size`` (``{"5": median over populations, ...}``),
     ``metric_per_population`` (``{"5": [one value per population], ...}``) and ``kde_floor_hits``
     (how many of the model's KDEs had Scott's bandwidth below
-    :data:`~setfuncs.experiments.mixture.metric.MIN_BANDWIDTH`).
+    :data:`~setfuncs.experiments.mixture.metric.MIN_BANDWIDTH`). A FloatingPointError if the
+    model's estimates are not all finite (a broken model: the run is recorded as diverged).
     """
     truth = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED).smaller_weight.numpy()
     by_size, per_population, floor_hits = {}, {}, 0
     for n in budget.test_population_sizes:
         ours = model_estimates(model, _test_samples(budget.test_size, n, budget.bootstraps)).numpy()
+        if not np.isfinite(ours).all():
+            raise FloatingPointError(f"{int((~np.isfinite(ours)).sum())} of the model's {ours.size} estimates at "
+                                     f"n = {n} are NaN or infinite")
         theirs = _em_reference(budget.test_size, n, budget.bootstraps)
         values = [log_score_ratio(o, t, w) for o, t, w in zip(ours, theirs, truth)]
         floor_hits += sum(scott_bandwidth(o) < MIN_BANDWIDTH for o in ours)
@@ -158,7 +164,7 @@ def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
 
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-                progress: bool = True, device: str = "cpu") -> tuple[sf.DeepSet, list[float]]:
+                progress: bool = True, device: str = "cpu") -> tuple[sf.DeepSet, TrainingLog]:
     """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
     on fresh populations, a new size ``N`` at every step): the model (in eval mode) and its Beta NLL
     at every step. On ``device`` (a GPU: the population size changes from step to step, so the step
@@ -168,50 +174,38 @@ def train_model(setting: str, equivariant: str, final: str, seed: int, budget: B
                                progress, device)
 
 
-def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-            progress: bool = False, device: str = "cpu") -> dict:
-    """Train one configuration with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly record.
-
-    Keys: ``spec, setting, equivariant, final, seed, train_seconds, eval_seconds,
-    final_train_loss`` (mean Beta NLL of the last 50 steps), ``test_nll`` and ``test_mae`` (Beta
-    NLL and absolute error of the Beta mean on the whole test populations), ``spread_ratio`` and
-    ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` of the Beta means),
-    ``metric`` (median metric at ``n = 100``, the violins' value), the three keys of
-    :func:`evaluate_metric`, ``training`` (:meth:`~setfuncs.steps.TrainingLog.describe`) and ``error``
-    (None, or the message of a diverged training, whose metrics are then None).
-    """
-    spec = spec_of(setting, equivariant, final)
-    record: dict = {"spec": spec, "setting": setting, "equivariant": equivariant, "final": final,
-                    "seed": seed}
-    start = time.perf_counter()
-    try:
-        model, losses = train_model(setting, equivariant, final, seed, budget, progress, device)
-    except FloatingPointError as err:
-        return {**record, "train_seconds": time.perf_counter() - start, "eval_seconds": None,
-                "final_train_loss": None, "training": None, "test_nll": None, "test_mae": None, "spread_ratio": None,
-                "collapsed": None, "metric": None,
-                "metric_by_population_size": None, "metric_per_population": None,
-                "kde_floor_hits": None, "error": str(err)}
-    record["train_seconds"] = time.perf_counter() - start
-    record["final_train_loss"] = float(np.mean(losses[-50:]))
-    record["training"] = losses.describe()
+def evaluate_run(model: torch.nn.Module, budget: Budget) -> dict:
+    """The metrics of a trained ``model``, on the CPU: ``test_nll`` and ``test_mae`` (Beta NLL and
+    absolute error of the Beta mean on the whole test populations), ``spread_ratio`` and
+    ``collapsed`` of the Beta means, ``metric`` (the median metric at ``n = 100``) and the three
+    keys of :func:`evaluate_metric`."""
     model.cpu()
-    start = time.perf_counter()
     test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
     with torch.no_grad():
         output = model(test.x)
-        record["test_nll"] = float(beta_nll(output, test.smaller_weight[:, None]))
-        record["test_mae"] = float((beta_mean(output).double() - test.smaller_weight).abs().mean())
-        record.update(collapse_record(beta_mean(output), test.smaller_weight))
-    try:
-        evaluation = evaluate_metric(model, budget)
-    except ValueError as err:                       # non-finite estimates of a broken model
-        return {**record, "eval_seconds": time.perf_counter() - start, "metric": None,
-                "metric_by_population_size": None, "metric_per_population": None,
-                "kde_floor_hits": None, "error": str(err)}
-    record["eval_seconds"] = time.perf_counter() - start
-    record["metric"] = evaluation["metric_by_population_size"][str(METRIC_SIZE)]
-    return {**record, **evaluation, "error": None}
+        metrics = {"test_nll": float(beta_nll(output, test.smaller_weight[:, None])),
+                   "test_mae": float((beta_mean(output).double() - test.smaller_weight).abs().mean()),
+                   **collapse_record(beta_mean(output), test.smaller_weight)}
+    evaluation = evaluate_metric(model, budget)
+    return {**metrics, "metric": evaluation["metric_by_population_size"][str(METRIC_SIZE)], **evaluation}
+
+
+def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
+            progress: bool = False, device: str = "cpu") -> dict:
+    """Train one configuration with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly
+    record (:func:`~setfuncs.experiments.protocol.run_protocol`).
+
+    Keys: ``spec, setting, equivariant, final, seed``, the training record (``train_seconds``,
+    ``final_train_loss`` (mean Beta NLL of the last 50 steps), ``training``, ``learning_curve``:
+    :func:`~setfuncs.experiments.protocol.training_record`), the keys of :func:`evaluate_run`,
+    ``eval_seconds`` and ``error`` (None, or the message of a diverged training or of non-finite
+    estimates, whose metrics are then None).
+    """
+    record = {"spec": spec_of(setting, equivariant, final), "setting": setting, "equivariant": equivariant,
+              "final": final, "seed": seed}
+    return run_protocol(record, RUN_SCHEMA,
+                        lambda: train_model(setting, equivariant, final, seed, budget, progress, device),
+                        lambda model: evaluate_run(model, budget))
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
@@ -258,10 +252,7 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
     plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
-    if not isinstance(budget, Budget):
-        raise ValueError(f"budget must be a mixture Budget (QUICK, MEDIUM, FULL or your own), got "
-                         f"{type(budget).__name__}")
+    check_budget(budget, Budget, "mixture")
     specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
-    header = provenance(budget, runs, specs)
-    return run_sweep(run_one, tasks, out_path, header, sweep_identity(header), engine, restart, progress,
-                     desc="mixture sweep")
+    return run_experiment(run_one, tasks, provenance(budget, runs, specs), RUN_SCHEMA, out_path, engine, restart,
+                          progress, "mixture sweep")

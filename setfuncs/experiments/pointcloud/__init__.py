@@ -22,7 +22,7 @@ from .findings import lme_against_lse, pointcloud_findings, variant_columns
 from .table import accuracy_curves, column_runs, format_table, load_results, paper_rows, pointcloud_table
 from .train import milestones, train_classifier, training_batches
 
-__all__ = ["BUDGETS", "FULL", "MEDIUM", "QUICK", "TABLE_SIZES", "Budget", "evaluation_sizes",
+__all__ = ["RUN_SCHEMA", "BUDGETS", "FULL", "MEDIUM", "QUICK", "TABLE_SIZES", "Budget", "evaluation_sizes",
            "points_per_test_cloud", "accuracy", "accuracy_by_population_size", "probabilities", "PointCloudClassifier", "fix_off_header",
            "load_modelnet40", "mesh_files", "read_off", "augment", "augmentation_parameters", "rotate_z",
            "standardize", "subsample", "SHAPE_NAMES", "base_mesh", "random_shape", "shape_meshes",

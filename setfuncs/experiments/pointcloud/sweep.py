@@ -31,7 +31,6 @@ are the same for every run.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
@@ -42,12 +41,14 @@ import torch
 
 import setfuncs as sf
 from setfuncs.model import HEAD_SCALE, init_head, parameter_count, parse_spec
+from setfuncs.steps import TrainingLog
 
 from ..collapse import collapse_record
-from ..engine import Engine, run_sweep
-from ..schema import RunSchema
+from ..engine import Engine
+from ..protocol import check_budget, run_experiment, run_protocol, seeded_training
 from ..provenance import sweep_identity, sweep_provenance
-from ..sweeps import TEST_SEED, TRAIN_SEED, Task, seed_by_seed
+from ..schema import RunSchema
+from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
 from .evaluate import accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
@@ -58,7 +59,7 @@ from .train import milestones, train_classifier
 
 __all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
            "make_model",
-           "train_model", "run_one", "table2_tasks", "provenance", "sweep"]
+           "train_model", "evaluate_run", "run_one", "table2_tasks", "provenance", "sweep"]
 
 #: The data sets a sweep can use.
 DATA_SETS = ("shapes", "modelnet40")
@@ -67,7 +68,8 @@ DATA_SEED = 0
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "point_cloud_classification"
 #: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
-RUN_SCHEMA = RunSchema(metrics=("accuracy",), maps=("accuracy_by_population_size",), fields=("equivariant", "final"))
+RUN_SCHEMA = RunSchema(metrics=("accuracy",), maps=("accuracy_by_population_size",),
+                       details=("parameters", "clouds_per_second"))
 #: Table 2's two LSE columns with log-mean-exp in place of LSE (not in the paper).
 LME_COLUMNS = ("max/r-lme", "r-lme/r-lme")
 #: Every column a sweep runs by default, Table 2's ten and then :data:`LME_COLUMNS`.
@@ -135,59 +137,53 @@ def make_model(spec: str, classes: int, budget: Budget, labels: np.ndarray | Non
 
 
 def train_model(spec: str, seed: int, budget: Budget, clouds: PointClouds,
-                progress: bool = True, device: str = "cpu") -> tuple[PointCloudClassifier, list[float]]:
-    """Train one column with one seed on ``device``: the model (in eval mode, on ``device``) and its
-    loss at every step."""
-    torch.manual_seed(seed)
-    model = make_model(spec, len(clouds.class_names), budget, clouds.train_y)
-    losses = train_classifier(model, clouds.train_x, clouds.train_y, budget, TRAIN_SEED + seed, progress,
-                              desc=f"{spec} seed {seed}", device=device)
-    return model, losses
+                progress: bool = True, device: str = "cpu") -> tuple[PointCloudClassifier, TrainingLog]:
+    """Train one column with one seed on ``device`` (:func:`~setfuncs.experiments.protocol.seeded_training`):
+    the model (in eval mode, on ``device``) and its loss at every step."""
+    return seeded_training(seed, lambda: make_model(spec, len(clouds.class_names), budget, clouds.train_y),
+                           lambda model: train_classifier(model, clouds.train_x, clouds.train_y, budget,
+                                                          TRAIN_SEED + seed, progress, desc=f"{spec} seed {seed}",
+                                                          device=device))
 
 
-def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False, device: str = "cpu") -> dict:
-    """Train one column with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly record.
-
-    Keys: ``spec, equivariant, final, seed, data, parameters`` (trainable), ``train_seconds,
-    clouds_per_second`` (training throughput), ``epochs``, ``final_train_loss`` (mean of the
-    last 50 steps), ``eval_seconds``, ``accuracy`` (at 1,000 particles),
-    ``accuracy_by_population_size`` (``{"10": ..., "1000": ...}``, fractions in [0, 1]),
-    ``spread_ratio`` and ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` at
-    1,000 particles), ``training`` (:meth:`~setfuncs.steps.TrainingLog.describe`) and ``error`` (None,
-    or the message of a diverged training, whose accuracies are then None).
-    """
-    equivariant, final = parse_spec(spec)
-    clouds = load_data(data, budget)
-    record: dict = {"spec": spec, "equivariant": equivariant, "final": final, "seed": seed, "data": data.name}
-    start = time.perf_counter()
-    try:
-        model, losses = train_model(spec, seed, budget, clouds, progress, device)
-    except FloatingPointError as err:
-        return {**record, "parameters": None, "training": None, "train_seconds": time.perf_counter() - start,
-                "clouds_per_second": None, "epochs": None, "final_train_loss": None, "eval_seconds": None,
-                "accuracy": None, "accuracy_by_population_size": None, "spread_ratio": None, "collapsed": None,
-                "error": str(err)}
-    train_seconds = time.perf_counter() - start
-    record.update(parameters=parameter_count(model),
-                  train_seconds=train_seconds,
-                  clouds_per_second=budget.steps * budget.batch / train_seconds,
-                  epochs=budget.steps * budget.batch / len(clouds.train_x),
-                  final_train_loss=float(np.mean(losses[-50:])), training=losses.describe())
+def evaluate_run(model: PointCloudClassifier, budget: Budget, clouds: PointClouds) -> dict:
+    """The metrics of a trained ``model``, on the CPU: ``parameters`` (trainable), ``accuracy`` (at
+    1,000 particles), ``accuracy_by_population_size`` (``{"10": ..., "1000": ...}``, fractions in
+    [0, 1]), ``spread_ratio`` and ``collapsed``
+    (:func:`~setfuncs.experiments.collapse.collapse_record` at 1,000 particles)."""
     model.cpu()
-    start = time.perf_counter()
     by_size = accuracy_by_population_size(model, clouds.test_x, clouds.test_y, evaluation_sizes(budget))
     probs = torch.from_numpy(probabilities(model, clouds.test_x, TABLE_SIZES[0]))
     labels = torch.nn.functional.one_hot(torch.from_numpy(clouds.test_y), len(clouds.class_names))
-    return {**record, "eval_seconds": time.perf_counter() - start, "accuracy": by_size[str(TABLE_SIZES[0])],
-            "accuracy_by_population_size": by_size, **collapse_record(probs, labels), "error": None}
+    return {"parameters": parameter_count(model), "accuracy": by_size[str(TABLE_SIZES[0])],
+            "accuracy_by_population_size": by_size, **collapse_record(probs, labels)}
+
+
+def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = False, device: str = "cpu") -> dict:
+    """Train one column with one seed on ``device`` and evaluate it on the CPU; a JSON-friendly record
+    (:func:`~setfuncs.experiments.protocol.run_protocol`).
+
+    Keys: ``spec, equivariant, final, seed, data, epochs``, the training record (``train_seconds``,
+    ``final_train_loss``, ``training``, ``learning_curve``:
+    :func:`~setfuncs.experiments.protocol.training_record`), ``clouds_per_second`` (training
+    throughput), the keys of :func:`evaluate_run`, ``eval_seconds`` and ``error`` (None, or the
+    message of a diverged training, whose metrics are then None).
+    """
+    equivariant, final = parse_spec(spec)
+    clouds = load_data(data, budget)
+    record = {"spec": spec, "equivariant": equivariant, "final": final, "seed": seed, "data": data.name,
+              "epochs": budget.steps * budget.batch / len(clouds.train_x)}
+    result = run_protocol(record, RUN_SCHEMA, lambda: train_model(spec, seed, budget, clouds, progress, device),
+                          lambda model: evaluate_run(model, budget, clouds))
+    trained = result["training"] is not None
+    return {**result, "clouds_per_second": budget.steps * budget.batch / result["train_seconds"] if trained else None}
 
 
 def table2_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None, device: str = "cpu"
                  ) -> tuple[list[str], list[Task]]:
     """The columns to run and their tasks ``(spec, seed, budget, data, False, device)``, seed by seed (every
     column with seed 0 first, ...), so an interrupted sweep holds about equally many runs of each."""
-    return seed_by_seed(runs, COLUMNS if specs is None else specs, COLUMNS,
-                        lambda spec, seed: (spec, seed, budget, data, False, device))
+    return data_tasks(runs, budget, data, COLUMNS, specs, device)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
@@ -246,10 +242,8 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
     plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
-    if not isinstance(budget, Budget):
-        raise ValueError(f"budget must be a point-cloud Budget (QUICK, MEDIUM, FULL or your own), got "
-                         f"{type(budget).__name__}")
+    check_budget(budget, Budget, "point-cloud")
     specs, tasks = table2_tasks(runs, budget, data, configurations, engine.trains_on)
     header = provenance(budget, runs, specs, data)
-    return run_sweep(run_one, tasks, out_path, header, sweep_identity(header, data=data.name), engine, restart,
-                     progress, desc="point-cloud sweep")
+    return run_experiment(run_one, tasks, header, RUN_SCHEMA, out_path, engine, restart, progress,
+                          "point-cloud sweep", identity=sweep_identity(header, data=data.name))

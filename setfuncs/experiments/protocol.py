@@ -1,0 +1,150 @@
+r"""The run protocol every experiment's sweep follows: seed -> build -> train -> evaluate -> record.
+
+One run of a sweep is one configuration trained with one seed. Each experiment supplies only what
+is its own: how a model is built, what it trains on, how it is evaluated, its metrics
+(:class:`~setfuncs.experiments.schema.RunSchema`) and its provenance. The rest is here, once:
+
+1. **seed, build, train** (:func:`seeded_training`): ``torch.manual_seed(seed)``, then the model is
+   built (so its initialisation depends on the seed alone) and trained by
+   :func:`~setfuncs.train.fit` (or :func:`~setfuncs.ensemble.fit_ensemble` for several seeds at
+   once), which handles the device, the CUDA graph, the progress bar and divergence;
+2. **record the training** (:func:`training_record`): ``train_seconds``, ``final_train_loss`` (the
+   mean loss of the last :data:`FINAL_LOSS_STEPS` steps), ``training`` (device, graphed steps) and
+   ``learning_curve`` (:func:`learning_curve`);
+3. **evaluate** and **record** (:func:`run_protocol`, :func:`record_outcome`): the experiment's
+   metrics and ``eval_seconds``, and ``error: None``. A training whose loss became non-finite, or an
+   evaluation that raises :class:`FloatingPointError`, gives the record of a *diverged* run instead
+   (:func:`diverged_record`): every metric of the schema ``None`` and ``error`` the message.
+
+Every sweep then runs through :func:`run_experiment` (a budget check, the tasks, provenance and
+:func:`~setfuncs.experiments.engine.run_sweep`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from setfuncs.steps import TrainingLog
+
+from .provenance import sweep_identity
+from .schema import RunSchema
+
+if TYPE_CHECKING:   # the engine imports the sweeps' shared parts, which train through this module
+    from .engine import Engine
+    from .sweeps import Task
+
+__all__ = ["FINAL_LOSS_STEPS", "CURVE_POINTS", "learning_curve", "training_record", "diverged_record",
+           "seeded_training", "record_outcome", "run_protocol", "check_budget", "run_experiment"]
+
+#: Steps whose mean loss is a run's ``final_train_loss``.
+FINAL_LOSS_STEPS = 50
+#: The most points of a run's learning curve.
+CURVE_POINTS = 100
+
+Trained = tuple[nn.Module, TrainingLog]
+
+
+def learning_curve(losses: Sequence[float], points: int = CURVE_POINTS) -> dict[str, list]:
+    r"""A run's training loss on at most ``points`` points: the mean over consecutive windows of
+    :math:`w = \lceil T / \text{points} \rceil` steps (the last window may be shorter),
+
+    .. math::
+        \bar\ell_j = \frac{1}{|W_j|} \sum_{t \in W_j} \ell_t, \qquad W_j = \{jw, \dots, \min((j+1)w, T) - 1\},
+
+    recorded as ``{"steps": [...], "loss": [...]}`` with ``steps[j]`` the number of steps done at
+    the window's end (:math:`\min((j+1)w, T)`)."""
+    if isinstance(points, bool) or not isinstance(points, int) or points < 1:
+        raise ValueError(f"points must be a positive int, got {points!r}")
+    values = np.asarray(losses, dtype=float)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"losses must be a non-empty sequence of numbers, got shape {values.shape}")
+    width = math.ceil(values.size / points)
+    ends = list(range(width, values.size, width)) + [values.size]
+    starts = [0, *ends[:-1]]
+    return {"steps": ends, "loss": [float(values[a:b].mean()) for a, b in zip(starts, ends)]}
+
+
+def training_record(log: TrainingLog, seconds: float) -> dict:
+    """What a run records of its training: ``train_seconds``, ``final_train_loss`` (the mean of the
+    last :data:`FINAL_LOSS_STEPS` steps), ``training`` (:meth:`~setfuncs.steps.TrainingLog.describe`)
+    and ``learning_curve`` (:func:`learning_curve`)."""
+    return {"train_seconds": seconds, "final_train_loss": float(np.mean(log[-FINAL_LOSS_STEPS:])),
+            "training": log.describe(), "learning_curve": learning_curve(log)}
+
+
+def diverged_record(record: dict, schema: RunSchema, error: Exception, **known: Any) -> dict:
+    """The record of a diverged run: ``record``, the values already ``known`` (e.g. ``train_seconds``),
+    ``None`` for every key of ``schema`` (fields, metrics, maps, details) and each part of the training
+    record that ``record`` does not hold, and ``error`` (the message)."""
+    keys = ("final_train_loss", "training", "learning_curve", "eval_seconds", "spread_ratio", "collapsed",
+            *schema.fields, *schema.metrics, *schema.maps, *schema.details)
+    return {**record, **{key: None for key in keys if key not in record}, **known, "error": str(error)}
+
+
+def seeded_training(seed: int, build: Callable[[], nn.Module], train: Callable[[nn.Module], TrainingLog]
+                    ) -> Trained:
+    """Seed, build, train: ``torch.manual_seed(seed)``, ``model = build()``, ``log = train(model)``;
+    the trained model (in eval mode) and its log. A diverged training raises FloatingPointError."""
+    torch.manual_seed(seed)
+    model = build()
+    return model, train(model)
+
+
+def record_outcome(record: dict, schema: RunSchema, outcome: Trained | FloatingPointError, train_seconds: float,
+                   evaluate: Callable[[nn.Module], dict]) -> dict:
+    """The record of one trained run: ``record`` with its :func:`training_record`, the metrics
+    ``evaluate(model)`` returns, ``eval_seconds`` and ``error: None``; a :func:`diverged_record` for a
+    training that diverged (``outcome`` is its FloatingPointError, as
+    :func:`~setfuncs.ensemble.fit_ensemble` gives it) or an evaluation that raised FloatingPointError
+    (non-finite predictions)."""
+    if isinstance(outcome, FloatingPointError):
+        return diverged_record(record, schema, outcome, train_seconds=train_seconds)
+    model, log = outcome
+    trained = {**record, **training_record(log, train_seconds)}
+    start = time.perf_counter()
+    try:
+        metrics = evaluate(model)
+    except FloatingPointError as err:
+        return diverged_record(trained, schema, err, eval_seconds=time.perf_counter() - start)
+    return {**trained, **metrics, "eval_seconds": time.perf_counter() - start, "error": None}
+
+
+def run_protocol(record: dict, schema: RunSchema, train: Callable[[], Trained],
+                 evaluate: Callable[[nn.Module], dict]) -> dict:
+    """One run: ``train()`` (the experiment's :func:`seeded_training`), timed, then
+    :func:`record_outcome`. ``record`` names the run (``spec``, ``seed`` and the experiment's fields)."""
+    start = time.perf_counter()
+    try:
+        outcome: Trained | FloatingPointError = train()
+    except FloatingPointError as err:
+        outcome = err
+    return record_outcome(record, schema, outcome, time.perf_counter() - start, evaluate)
+
+
+def check_budget(budget: object, kind: type, what: str) -> None:
+    """A ValueError unless ``budget`` is a ``kind`` (the experiment's ``Budget``), naming ``what``."""
+    if not isinstance(budget, kind):
+        raise ValueError(f"budget must be a {what} Budget (QUICK, MEDIUM, FULL or your own), got "
+                         f"{type(budget).__name__}")
+
+
+def run_experiment(run_one: Callable[..., dict], tasks: Sequence["Task"], header: dict, schema: RunSchema,
+                   out_path: str | os.PathLike, engine: "Engine", restart: bool, progress: bool, desc: str,
+                   identity: dict | None = None, run_many: Callable[[list[tuple]], list[dict]] | None = None
+                   ) -> dict:
+    """Run an experiment's sweep (:func:`~setfuncs.experiments.engine.run_sweep`): ``tasks`` with
+    ``run_one`` (or ``run_many`` per configuration on a GPU), the file's ``header`` (provenance), its
+    identity (default: :func:`~setfuncs.experiments.provenance.sweep_identity` of the header), and
+    ``schema``, which a resumed file must keep."""
+    from .engine import run_sweep
+
+    identity = sweep_identity(header) if identity is None else identity
+    return run_sweep(run_one, tasks, out_path, header, identity, engine, restart, progress, desc=desc,
+                     run_many=run_many, schema=schema)
