@@ -153,8 +153,12 @@ class _AttentionRead(Aggregation):
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
         return self.attend(x, mask)[0]
 
-    def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """The aggregate ``[B, D]`` and the attention weights of every read ``[B, T, N]``."""
+    def attend(self, x: Tensor, mask: Tensor | None = None, return_reads: bool = False
+               ) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, tuple[Tensor, ...]]:
+        r"""The aggregate ``[B, D]`` and the attention weights of every read ``[B, T, N]``; with
+        ``return_reads``, also the reads :math:`a_1, \dots, a_T` (a tuple of ``[B, D]``), the very
+        tensors the aggregate is computed from, so that ``torch.autograd.grad(loss, reads)`` gives
+        :math:`\partial L / \partial a_t`."""
         raise NotImplementedError
 
     def extra_repr(self) -> str:
@@ -171,11 +175,13 @@ class QueryAggregation(_AttentionRead):
         super().__init__(features, reduce, normalize, weighting)
         self.query = nn.Parameter(torch.randn(features) / math.sqrt(features))
 
-    def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """The result ``[B, D]`` and the attention weights ``[B, 1, N]`` (one step)."""
+    def attend(self, x: Tensor, mask: Tensor | None = None, return_reads: bool = False
+               ) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, tuple[Tensor, ...]]:
+        """The result ``[B, D]`` and the attention weights ``[B, 1, N]`` (one step); with
+        ``return_reads``, also ``(a,)``: the one read is the result."""
         m = finite_padding(x, mask)
         a, w = self.read(m, mask, self.query.expand(x.shape[0], -1))
-        return a, w.unsqueeze(1)
+        return (a, w.unsqueeze(1), (a,)) if return_reads else (a, w.unsqueeze(1))
 
 
 class RecurrentAggregation(_AttentionRead):
@@ -208,8 +214,12 @@ class RecurrentAggregation(_AttentionRead):
         self.query = nn.LSTMCell(features, features)
         self.backward_rnn = nn.LSTM(features, features, batch_first=True) if readout == "backward" else None
 
-    def attend(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """The aggregate ``[B, D]`` and the attention weights of every step ``[B, T, N]``."""
+    def attend(self, x: Tensor, mask: Tensor | None = None, return_reads: bool = False
+               ) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, tuple[Tensor, ...]]:
+        """The aggregate ``[B, D]`` and the attention weights of every step ``[B, T, N]``; with
+        ``return_reads``, also the reads ``(a_1, ..., a_T)``, each ``[B, D]``, from which the
+        queries and the aggregate are computed (gradients with respect to them are the gradients
+        that reach each read)."""
         m = finite_padding(x, mask)
         q = self.query0.expand(x.shape[0], -1)
         cell = torch.zeros_like(q)
@@ -229,7 +239,8 @@ class RecurrentAggregation(_AttentionRead):
             for a in reversed(results):
                 state = lstm_cell(a, state, rnn.weight_ih_l0, rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0)
             out = state[0]
-        return out, torch.stack(weights, dim=1)
+        attended = (out, torch.stack(weights, dim=1))
+        return (*attended, tuple(results)) if return_reads else attended
 
     def extra_repr(self) -> str:
         return f"{super().extra_repr()}, steps={self.steps}, readout={self.readout}"

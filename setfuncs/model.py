@@ -9,7 +9,9 @@ r"""The Deep Set model (eqs. (2)-(5) of the paper), built from a spec in Table 2
 The spec ``"<equivariant>/<final>"`` names the aggregation inside every equivariant layer and the
 final one, e.g. ``"max/max"`` (Zaheer et al.'s point-cloud model) or ``"r-lse/r-lse"``; each part
 is an aggregation spec of :func:`~setfuncs.registry.aggregation`, parameterised ones included
-(``"max/quantile(0.5)"``, ``"pmean(3)/mean"``).
+(``"max/quantile(0.5)"``, ``"pmean(3)/mean"``). With ``embed_layers=0`` there is no embedding,
+:math:`m_i = x_i`, and the first equivariant layer reads the raw particles, as in Zaheer et al.'s
+point-cloud classifier (:mod:`setfuncs.experiments.pointcloud.model`).
 """
 
 from __future__ import annotations
@@ -113,7 +115,8 @@ class DeepSet(nn.Module):
         spec: ``"<equivariant>/<final>"`` aggregation specs (Table 2 notation, parameters in
             parentheses: ``"max/quantile(0.5)"``; :mod:`~setfuncs.registry`).
         hidden: width of every hidden layer and of the particle embeddings.
-        embed_layers: per-particle layers before the equivariant stack (at least 1).
+        embed_layers: per-particle layers before the equivariant stack; 0 = none, the first
+            equivariant layer reads the raw particles (Zaheer et al.'s point-cloud model).
         equivariant_layers: number of equivariant layers in ``combine`` (0 = a plain sum-decomposition model).
         process_layers: linear layers after aggregation (at least 1).
         activation: nonlinearity everywhere.
@@ -130,8 +133,9 @@ class DeepSet(nn.Module):
                  activation: str = "tanh", dropout: float = 0.0, steps: int = 3,
                  layer: str = "equivariant", learnable_options: dict | None = None) -> None:
         super().__init__()
-        if embed_layers < 1 or process_layers < 1 or equivariant_layers < 0:
-            raise ValueError("need embed_layers >= 1, process_layers >= 1 and equivariant_layers >= 0")
+        if embed_layers < 0 or process_layers < 1 or equivariant_layers < 0:
+            raise ValueError(f"need embed_layers >= 0, process_layers >= 1 and equivariant_layers >= 0, got "
+                             f"{embed_layers}, {process_layers} and {equivariant_layers}")
         layer_cls = {"equivariant": Equivariant, "deepsets": DeepSetsEquivariant}.get(layer)
         if layer_cls is None:
             raise ValueError(f"layer must be 'equivariant' or 'deepsets', got {layer!r}")
@@ -140,21 +144,31 @@ class DeepSet(nn.Module):
         equivariant_spec, final_spec = parse_spec(spec)
         options = dict(learnable_options or {})
         _check_options(spec, equivariant_layers, options)
-        self.embed = mlp([in_features] + [hidden] * embed_layers, activation, last_activation=True)
+        self.embed = mlp([in_features] + [hidden] * embed_layers, activation, last_activation=True)  # none: identity
+        widths = [hidden if embed_layers else in_features] + [hidden] * equivariant_layers
         self.combine = nn.ModuleList(
-            layer_cls(hidden, hidden, equivariant_spec, activation, **_learnable_kwargs(equivariant_spec, steps, options))
-            for _ in range(equivariant_layers))
-        self.aggregate = aggregation(final_spec, features=hidden, **_learnable_kwargs(final_spec, steps, options))
-        self.process = mlp([self.aggregate.out_features or hidden] + [hidden] * (process_layers - 1)
+            layer_cls(a, b, equivariant_spec, activation, **_learnable_kwargs(equivariant_spec, steps, options))
+            for a, b in zip(widths[:-1], widths[1:]))
+        self.aggregate = aggregation(final_spec, features=widths[-1], **_learnable_kwargs(final_spec, steps, options))
+        self.process = mlp([self.aggregate.out_features or widths[-1]] + [hidden] * (process_layers - 1)
                            + [out_features], activation, dropout)
 
-    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+    def memory(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+        r"""What the final aggregation reads, :math:`C = \operatorname{combine}(M)` with
+        :math:`m_i = \operatorname{embed}(x_i)`: ``[B, N, hidden]`` (``[B, N, in]`` with neither
+        embedding nor equivariant layers) from ``x: [B, N, in]``; padded particles (``mask`` False)
+        are rows of zeros, and the real rows do not depend on them."""
         check_population(x, mask, self.in_features)
         check_parameters(self, x)
         m = zero_padding(self.embed(zero_padding(x, mask)), mask)
         for layer in self.combine:
             m = layer(m, mask)
-        return self.process(self.aggregate(m, mask))
+        return m
+
+    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+        r"""The outputs ``[B, out]``, :math:`r = \operatorname{process}(\operatorname{aggregate}(C))` with
+        :math:`C` the :meth:`~setfuncs.model.DeepSet.memory` of ``x: [B, N, in]`` (``mask``: real particles)."""
+        return self.process(self.aggregate(self.memory(x, mask), mask))
 
 
 def parameter_count(module: nn.Module) -> int:

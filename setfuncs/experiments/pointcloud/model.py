@@ -17,27 +17,21 @@ layers as :class:`~setfuncs.equivariant.Equivariant` (not the :math:`\Gamma/\Lam
 equivariant layer) and :math:`\alpha_f` (the final aggregation), named by a spec
 ``"<equivariant>/<final>"`` such as ``"max/max"`` (the reference) or ``"r-lse/r-lse"``.
 
-Why not :class:`setfuncs.model.DeepSet`: it always embeds the particles with a per-particle layer
-before its equivariant stack, while the reference's first layer is already equivariant and
-aggregates the raw coordinates; the classifier here composes the same parts
-(:class:`~setfuncs.equivariant.Equivariant`, :func:`~setfuncs.registry.aggregation`,
-:func:`~setfuncs.model.mlp`) without that layer.
+The classifier is a :class:`setfuncs.model.DeepSet` with ``embed_layers=0`` (no per-particle
+layer: the reference's first layer is already equivariant and aggregates the raw coordinates) and
+``process_layers=2``; :class:`PointCloudClassifier` only names the reference's arguments and defaults.
 """
 
 from __future__ import annotations
 
-from torch import Tensor, nn
-
-from setfuncs.equivariant import Equivariant
-from setfuncs.model import _learnable_kwargs, mlp, parse_spec
-from setfuncs.population import check_parameters, check_population
-from setfuncs.registry import aggregation
+from setfuncs.model import DeepSet
 
 __all__ = ["PointCloudClassifier"]
 
 
-class PointCloudClassifier(nn.Module):
-    """Equivariant layers on ``[B, N, 3]`` coordinates, an aggregation, and an MLP to class logits.
+class PointCloudClassifier(DeepSet):
+    """Equivariant layers on ``[B, N, 3]`` coordinates, an aggregation, and an MLP to class logits
+    ``[B, classes]``: a :class:`~setfuncs.model.DeepSet` without embedding.
 
     Args:
         classes: number of classes (logits out).
@@ -52,23 +46,9 @@ class PointCloudClassifier(nn.Module):
 
     def __init__(self, classes: int, spec: str = "max/max", hidden: int = 256, equivariant_layers: int = 3,
                  dropout: float = 0.5, activation: str = "tanh", steps: int = 3, in_features: int = 3) -> None:
-        super().__init__()
         if equivariant_layers < 1 or classes < 2:
             raise ValueError(f"need equivariant_layers >= 1 and classes >= 2, got {equivariant_layers} "
                              f"and {classes}")
-        self.spec, self.in_features = spec, in_features
-        equivariant_spec, final_spec = parse_spec(spec)
-        widths = [in_features] + [hidden] * equivariant_layers
-        self.combine = nn.ModuleList(
-            Equivariant(a, b, equivariant_spec, activation, **_learnable_kwargs(equivariant_spec, steps, {}))
-            for a, b in zip(widths[:-1], widths[1:]))
-        self.aggregate = aggregation(final_spec, features=hidden, **_learnable_kwargs(final_spec, steps, {}))
-        self.process = mlp([self.aggregate.out_features or hidden, hidden, classes], activation, dropout)
-
-    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
-        """Class logits ``[B, classes]`` of the clouds ``x: [B, N, 3]`` (``mask``: real particles)."""
-        check_population(x, mask, self.in_features)
-        check_parameters(self, x)
-        for layer in self.combine:
-            x = layer(x, mask)
-        return self.process(self.aggregate(x, mask))
+        super().__init__(in_features, classes, spec, hidden=hidden, embed_layers=0,
+                         equivariant_layers=equivariant_layers, process_layers=2, activation=activation,
+                         dropout=dropout, steps=steps)
