@@ -36,6 +36,29 @@ def test_fit_stops_on_a_diverging_loss() -> None:
         fit(model, _sampler(), lambda p, y: (p - y).sum() * float("inf"), steps=3, progress=False)
 
 
+def test_an_objective_of_the_model_and_batch_trains_as_the_loss_does() -> None:
+    """``fit(objective=...)`` (for models that are no map to a prediction, such as AIR's ELBO) takes
+    the same steps as ``loss`` when the objective is the loss of the model's prediction."""
+    mse = torch.nn.functional.mse_loss
+    runs = []
+    for how in ("loss", "objective"):
+        torch.manual_seed(0)
+        model = sf.DeepSet(1, 1, spec="max/max", hidden=8, equivariant_layers=1)
+        kwargs = ({"loss": mse} if how == "loss" else
+                  {"loss": None, "objective": lambda m, x, y, mask: mse(m(x, mask), y)})
+        runs.append(fit(model, _sampler(), steps=20, lr=1e-2, progress=False, **kwargs))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("both", [True, False])
+def test_fit_needs_exactly_one_of_loss_and_objective(both: bool) -> None:
+    model = sf.DeepSet(1, 1, spec="max/max", hidden=4)
+    objective = (lambda m, x, y, mask: m(x, mask).sum()) if both else None
+    loss = torch.nn.functional.mse_loss if both else None
+    with pytest.raises(ValueError, match="exactly one of loss"):
+        fit(model, _sampler(), loss, steps=3, progress=False, objective=objective)
+
+
 def test_budget_from_environment(monkeypatch) -> None:
     monkeypatch.delenv("SETFUNCS_BUDGET", raising=False)
     assert budget() == "quick" and pick(1, 2) == 1
