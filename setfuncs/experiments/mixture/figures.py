@@ -1,0 +1,93 @@
+"""Chapter 9's figures: example populations, Figure 3a's estimates against the population size, the
+first layer's pre-activations, and the metric of the sweep's runs against the population size.
+
+matplotlib is imported inside each function, so importing the module needs only numpy and torch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import numpy as np
+from torch import Tensor
+
+from .data import COMPONENT_STD, TRAIN_SIZES, Mixtures
+from .inspect import SATURATION
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["plot_populations", "plot_estimator_curves", "draw_preactivations", "plot_by_population_size"]
+
+
+def plot_populations(examples: Mixtures) -> Figure:
+    """One panel per population of ``examples``: its particles, red where nearer the mean of the
+    smaller component than the other's (for the picture only), and both means as black crosses."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(examples.x), figsize=(10, 2.8), layout="constrained")
+    for ax, x, weights, means in zip(axes, examples.x, examples.weights, examples.means):
+        closer = ((x[:, None].double() - means[None]) ** 2).sum(-1).argmin(1)
+        ax.scatter(*x.T, s=9, c=np.where(closer.numpy() == weights.argmin().item(), "tab:red", "tab:blue"))
+        ax.scatter(*means.T, marker="+", s=120, color="black")
+        ax.set(aspect="equal", xlim=(-3, 3), ylim=(-3, 3), xticks=[], yticks=[], title=f"w = {weights.min():.2f}")
+    fig.suptitle(f"populations of {examples.x.shape[1]} (σ = {COMPONENT_STD}); "
+                 "red: particles nearer the smaller component's mean (+)")
+    return fig
+
+
+def plot_estimator_curves(population: Tensor, truth: float, curves: Mapping[str, dict], specs: Mapping[str, str],
+                          budget_name: str) -> Figure:
+    """Figure 3a: the test ``population`` ``[M, 2]`` (whose smaller weight is ``truth``), then one
+    panel per setting of ``curves`` (setting -> :func:`~setfuncs.experiments.mixture.estimator_curve`):
+    the median estimate of the model (``specs[setting]``) and of EM against the population size,
+    with their 50 % and 90 % intervals as bands and the truth dashed."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 1 + len(curves), figsize=(11, 3.3), layout="constrained",
+                             gridspec_kw={"width_ratios": [0.8] + [1] * len(curves)})
+    axes[0].scatter(*population.T, s=9, color="tab:gray")
+    axes[0].set(aspect="equal", xticks=[], yticks=[], title=f"test population, w = {truth:.2f}")
+    for ax, (setting, curve) in zip(axes[1:], curves.items()):
+        for name, color in (("em", "tab:gray"), ("model", "tab:blue")):
+            summary = curve[name]
+            ax.fill_between(curve["sizes"], summary["q05"], summary["q95"], color=color, alpha=0.15)
+            ax.fill_between(curve["sizes"], summary["q25"], summary["q75"], color=color, alpha=0.3)
+            ax.plot(curve["sizes"], summary["median"], color=color, label="EM" if name == "em" else specs[setting])
+        ax.axhline(truth, color="black", ls="--", lw=1, label="truth")
+        ax.set(xscale="log", xlabel="population size n", ylabel="estimate of w", ylim=(0, 0.6),
+               title=f"{specs[setting]} ({setting}, {budget_name} budget)")
+        ax.legend(fontsize=8)
+    return fig
+
+
+def draw_preactivations(ax: Axes, before: np.ndarray, after: np.ndarray, title: str, limit: float = 8.0) -> None:
+    """Histograms (densities) of a layer's pre-activations ``z`` at initialisation (grey) and after
+    training (blue outline) on ``[-limit, limit]``, with the saturated ranges ``|z| > 2`` shaded."""
+    bins = np.linspace(-limit, limit, 81)
+    ax.hist(before, bins, density=True, color="tab:gray", alpha=0.6, label="at initialisation")
+    ax.hist(after, bins, density=True, histtype="step", color="tab:blue", lw=1.5, label="after training")
+    ax.axvspan(-limit, -SATURATION, color="tab:red", alpha=0.07)
+    ax.axvspan(SATURATION, limit, color="tab:red", alpha=0.07, label=f"|z| > {SATURATION:g}: saturated")
+    ax.set(xlabel="first-layer tanh pre-activation z", title=title, yticks=[])
+    ax.legend(fontsize=7)
+
+
+def plot_by_population_size(rows: Sequence[dict], train_sizes: tuple[int, int] = TRAIN_SIZES) -> Figure:
+    """The metric against the population size for every setting (``rows``:
+    :func:`~setfuncs.experiments.mixture.by_population_size`): its median run (solid) and its best
+    run (dashed), the training sizes shaded; below zero the network beats EM."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.8, 4), layout="constrained")
+    for k, row in enumerate(rows):
+        color = f"C{k}"
+        ax.plot(row["sizes"], row["median"], "o-", color=color, label=f"{row['setting']} (median run)")
+        ax.plot(row["sizes"], row["best"], "s--", color=color, alpha=0.7, label=f"best: {row['best_spec']}")
+    ax.axhline(0, color="black", lw=0.8)
+    ax.axvspan(*train_sizes, color="gray", alpha=0.12, label="training sizes")
+    ax.set(xscale="log", yscale="symlog", xlabel="population size n", ylim=(-3, None),
+           ylabel="metric (log EM density − log model density)", title="below zero the network beats EM")
+    ax.legend(fontsize=7, ncols=2)
+    return fig

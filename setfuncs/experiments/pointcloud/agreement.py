@@ -1,0 +1,32 @@
+r"""Do our columns rank as the paper's do? Spearman's rank correlation per row of Table 2.
+
+Our accuracies come from another data set (the offline shapes) than the paper's (ModelNet40), so
+the numbers do not compare, but the order of the columns may. For each population size :math:`n`,
+:math:`\rho_n` is Spearman's correlation between our mean accuracies and the paper's over the
+columns of Table 2 that both have: 1 for the same order, -1 for the reverse.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from scipy.stats import spearmanr
+
+import setfuncs as sf
+
+__all__ = ["rank_agreement"]
+
+
+def rank_agreement(table: Sequence[dict], paper: Mapping[str, Mapping[int, float]], sizes: Sequence[int]
+                   ) -> list[dict]:
+    r"""For every ``n`` in ``sizes``: ``n``, ``rho`` (:math:`\rho_n` over the columns of
+    :data:`~setfuncs.TABLE2_SPECS` with our mean accuracy at every size) and ``order`` (those
+    columns by our mean accuracy at ``n``, best first).
+
+    ``table``: :func:`~setfuncs.experiments.pointcloud.pointcloud_table` rows; ``paper``:
+    :func:`~setfuncs.experiments.pointcloud.paper_rows`.
+    """
+    ours = {row["spec"]: {n: row[f"mean_{n}"] for n in sizes} for row in table}
+    common = [s for s in sf.TABLE2_SPECS if s in ours and all(ours[s][n] is not None for n in sizes)]
+    return [{"n": n, "rho": float(spearmanr([ours[s][n] for s in common], [paper[s][n] for s in common]).statistic),
+             "order": sorted(common, key=lambda s: -ours[s][n])} for n in sizes]

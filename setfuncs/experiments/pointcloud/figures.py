@@ -1,0 +1,149 @@
+"""Chapter 10's figures: clouds in 3-D, a cloud subsampled, preprocessing, accuracy against the
+population size (live models; the sweep beside the paper's Table 2) and confusion matrices.
+
+matplotlib is imported inside each function, so importing the module needs only numpy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import numpy as np
+
+from .budget import TABLE_SIZES
+from .sweep import COLUMNS
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["scatter3d", "plot_clouds", "plot_subset", "plot_preprocessing", "draw_accuracy_by_size",
+           "plot_against_paper", "plot_confusions"]
+
+
+def scatter3d(ax: Axes, cloud: np.ndarray, size: float = 1.0, color: str = "tab:blue") -> None:
+    """A cloud ``[N, 3]`` as a 3-D scatter on ``ax`` (a 3-D axes) with true proportions and no ticks."""
+    ax.scatter(*cloud.T, s=size, color=color, depthshade=False, linewidths=0)
+    ax.set_box_aspect(np.ptp(cloud, axis=0) + 1e-3)
+    ax.set(xticks=[], yticks=[], zticks=[])
+    ax.view_init(elev=25, azim=-60)
+
+
+def plot_clouds(clouds: np.ndarray, labels: Sequence[int], names: Sequence[str], columns: int = 4) -> Figure:
+    """Every cloud of ``clouds`` ``[B, N, 3]`` as a :func:`scatter3d` panel titled with its class
+    name, ``columns`` panels to a row."""
+    import matplotlib.pyplot as plt
+
+    rows = -(-len(clouds) // columns)
+    fig = plt.figure(figsize=(2.5 * columns, 2.4 * rows), layout="constrained")
+    for k, (cloud, label) in enumerate(zip(clouds, labels)):
+        ax = fig.add_subplot(rows, columns, k + 1, projection="3d")
+        scatter3d(ax, cloud)
+        ax.set_title(names[label], fontsize=10)
+    return fig
+
+
+def plot_subset(cloud: np.ndarray, subset: np.ndarray, title: str) -> Figure:
+    """A subset ``[n, 3]`` of ``cloud`` ``[N, 3]`` in 3-D (left) and from above over the whole cloud
+    in grey (right), both on the whole cloud's extent; larger dots for ``n <= 100``."""
+    import matplotlib.pyplot as plt
+
+    lim = np.abs(cloud).max(axis=0) * 1.05
+    dot = 4 if len(subset) > 100 else 12
+    fig = plt.figure(figsize=(7.2, 3.4), layout="constrained")
+    ax = fig.add_subplot(1, 2, 1, projection="3d")
+    ax.scatter(*subset.T, s=dot, depthshade=False, linewidths=0)
+    ax.set(xlim=(-lim[0], lim[0]), ylim=(-lim[1], lim[1]), zlim=(-lim[2], lim[2]), xticks=[], yticks=[], zticks=[])
+    ax.set_box_aspect(2 * lim)
+    ax.view_init(elev=25, azim=-60)
+    top = fig.add_subplot(1, 2, 2)
+    top.scatter(*cloud[:, :2].T, s=1, color="0.85")
+    top.scatter(*subset[:, :2].T, s=dot)
+    top.set(aspect="equal", xlim=(-lim[0], lim[0]), ylim=(-lim[1], lim[1]), xticks=[], yticks=[])
+    top.set_title(f"from above (grey: all {len(cloud):,} points)", fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def plot_preprocessing(stages: Sequence[tuple[str, Sequence[np.ndarray]]], title: str) -> Figure:
+    """One column per stage ``(name, clouds)``, its clouds (one colour each) from above (x–y, top
+    row) and from the side (x–z, bottom row); axes shared within a column."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, len(stages), figsize=(9.5, 5.6), layout="constrained", sharex="col", sharey="col")
+    for column, (name, clouds) in enumerate(stages):
+        for row, (i, j, view) in enumerate(((0, 1, "x–y (from above)"), (0, 2, "x–z (from the side)"))):
+            ax = axes[row, column]
+            for k, cloud in enumerate(clouds):
+                ax.scatter(cloud[:, i], cloud[:, j], s=1.5, color=f"C{k}", alpha=0.7)
+            ax.set(aspect="equal", title=f"{name}\n{view}" if row == 0 else view)
+            ax.tick_params(labelsize=7)
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def draw_accuracy_by_size(ax: Axes, accuracy: Mapping[str, Mapping[str, float]], sizes: Sequence[int],
+                          classes: int, training_size: int) -> None:
+    """Test accuracy against the population size (log axis) of every model of ``accuracy`` (label ->
+    :func:`~setfuncs.experiments.pointcloud.accuracy_by_population_size`), with chance ``1 / classes``
+    dotted and the training size dashed."""
+    for label, by_size in accuracy.items():
+        ax.plot(sizes, [by_size[str(n)] for n in sizes], "o-", label=label)
+    ax.axhline(1 / classes, color="gray", ls=":", label=f"chance (1/{classes})")
+    ax.axvline(training_size, color="gray", ls="--", lw=1, label=f"training size {training_size}")
+    ax.set(xscale="log", xticks=sizes, xticklabels=[str(n) for n in sizes], ylim=(0, 1),
+           xlabel="test population size n", ylabel="test accuracy", title="accuracy against population size")
+    ax.minorticks_off()
+    ax.legend(fontsize=8)
+
+
+def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, float]], results: dict,
+                       title: str) -> Figure:
+    """Mean accuracy against the population size of every column: ours (left, ``curves``:
+    :func:`~setfuncs.experiments.pointcloud.accuracy_curves` of ``results``, titled ``title``) and
+    the paper's Table 2 on ModelNet40 (right, ``paper``: :func:`~setfuncs.experiments.pointcloud.paper_rows`).
+    A column keeps its colour and style in both: solid for a ``max`` equivariant layer, squares for
+    the log-mean-exp columns. Chance is dotted and the training size dashed."""
+    import matplotlib.pyplot as plt
+
+    sizes = results["evaluation"]["sizes"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4), layout="constrained", sharey=True)
+    for k, spec in enumerate(COLUMNS):
+        style = dict(color=f"C{k % 10}", ls="-" if spec.startswith("max/") else "--", marker="o" if k < 10 else "s",
+                     ms=3.5)
+        curve = next((c for c in curves if c["spec"] == spec), None)
+        if curve is not None:
+            left.plot(curve["sizes"], curve["mean"], label=spec, **style)
+        if spec in paper:
+            right.plot(TABLE_SIZES, [paper[spec][n] for n in TABLE_SIZES], label=spec, **style)
+    panels = ((left, 1 / results["data"]["classes"], results["budget_parameters"]["points"], title),
+              (right, 1 / 40, 1000, "paper: ModelNet40 (Table 2)"))
+    for ax, chance, trained, name in panels:
+        ax.axhline(chance, color="gray", ls=":", lw=1)
+        ax.axvline(trained, color="gray", ls="--", lw=1)
+        ax.set(xscale="log", xlim=(8, 2500), ylim=(0, 1), xlabel="test population size n")
+        ax.set_xticks(sizes, [str(n) for n in sizes])
+        ax.minorticks_off()
+        ax.set_title(name, fontsize=10)
+    left.set_ylabel("test accuracy")
+    left.legend(fontsize=7, ncols=2, loc="lower right", title="grey dotted: chance; grey dashed: training size",
+                title_fontsize=7)
+    return fig
+
+
+def plot_confusions(matrices: Mapping[int, np.ndarray], names: Sequence[str], title: str) -> Figure:
+    """One panel per population size of ``matrices`` (size -> confusion matrix as fractions of each
+    true class, :func:`~setfuncs.experiments.pointcloud.confusion.confusion_at_size`), titled with
+    the mean of its diagonal, on one colour scale from 0 to 1."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(matrices), figsize=(10, 4.6), layout="constrained")
+    for ax, (n, matrix) in zip(axes, matrices.items()):
+        image = ax.imshow(matrix, vmin=0, vmax=1, cmap="Blues")
+        ax.set(xticks=range(len(names)), yticks=range(len(names)), xlabel="predicted",
+               ylabel="true class", title=f"n = {n}: accuracy {np.mean(np.diag(matrix)):.0%}")
+        ax.set_xticklabels(names, rotation=90, fontsize=8)
+        ax.set_yticklabels(names, fontsize=8)
+    fig.colorbar(image, ax=axes, shrink=0.8, label="fraction of the true class")
+    fig.suptitle(title, fontsize=10)
+    return fig
