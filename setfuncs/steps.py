@@ -117,6 +117,8 @@ class StepLoop:
         read_every: steps between reads of the losses.
         sync_free_cpu: run the step :func:`~setfuncs.population.sync_free` on a CPU too (an
             ensemble must: ``torch.vmap`` allows no reads); on a GPU it always is.
+        read_at: step counts after which the losses are read as well (a checkpoint's evaluation
+            sees the model after exactly that many steps).
     """
 
     step: Callable[[Tensor, Tensor, "Tensor | None"], Tensor]
@@ -130,6 +132,7 @@ class StepLoop:
     graph: bool | None = None
     read_every: int = 50
     sync_free_cpu: bool = False
+    read_at: frozenset[int] = frozenset()
     fallback: str | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -236,7 +239,7 @@ class StepLoop:
                 losses = torch.empty((self.steps, *value.shape), dtype=value.dtype, device=value.device)
             losses[t].copy_(value)
             bar.update()
-            if t + 1 - read_from >= self.read_every or t + 1 == self.steps:
+            if t + 1 - read_from >= self.read_every or t + 1 == self.steps or t + 1 in self.read_at:
                 chunk = losses[read_from:t + 1].cpu()
                 stopped = on_read(chunk, read_from)
                 bar.set_postfix(loss=f"{float(chunk[-min(20, len(chunk)):].float().nanmean()):.4g}")

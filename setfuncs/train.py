@@ -40,7 +40,8 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
         lr: float = 1e-3, weight_decay: float = 0.0, clip: float | None = None, progress: bool = True,
         desc: str = "training", eps: float = 1e-8, milestones: Sequence[int] = (),
         gamma: float = 0.1, device: str | torch.device | None = None, graph: bool | None = None,
-        read_every: int = 50, objective: Objective | None = None) -> TrainingLog:
+        read_every: int = 50, objective: Objective | None = None, checkpoints: Sequence[int] = (),
+        at_checkpoint: Callable[[nn.Module, int], None] | None = None) -> TrainingLog:
     r"""Train ``model`` with Adam for ``steps`` gradient steps; return the loss of every step.
 
     Args:
@@ -64,6 +65,10 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
         read_every: steps between two reads of the losses (divergence check, progress bar).
         objective: instead of ``loss``, the scalar to minimise as a function of the model and the
             batch, ``objective(model, x, y, mask)`` (:data:`Objective`); ``y`` may then be None.
+        checkpoints, at_checkpoint: after each step count in ``checkpoints`` (from 1 to ``steps``),
+            ``at_checkpoint(model, step)`` is called with the model in eval mode and without
+            gradients (e.g. to record a test metric: :class:`~setfuncs.experiments.protocol.Checkpoints`);
+            training then goes on in train mode.
 
     Returns the losses, a :class:`~setfuncs.steps.TrainingLog` (a list of floats that also says
     the device, whether the step was graphed, and why not).
@@ -77,6 +82,11 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
     if (loss is None) == (objective is None):
         raise ValueError("fit needs exactly one of loss (of the model's prediction) and objective (of the model "
                          "and the batch)")
+    marks = frozenset(checkpoints)
+    if any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= steps for c in marks):
+        raise ValueError(f"checkpoints must be step counts from 1 to steps = {steps}, got {sorted(checkpoints)}")
+    if bool(marks) != (at_checkpoint is not None):
+        raise ValueError("checkpoints and at_checkpoint go together: pass both or neither")
     target = resolve_device(device, model)
     model.to(target)
     parameters = [p for p in model.parameters() if p.requires_grad]
@@ -99,10 +109,15 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
         error = divergence(chunk, first)
         if error is not None:
             raise error
+        if first + len(chunk) in marks:
+            model.eval()
+            with torch.no_grad():
+                at_checkpoint(model, first + len(chunk))
+            model.train()
         return False
 
     model.train()
-    loop = StepLoop(step, draw, optimizer, steps, lr, milestones, gamma, target, graph, read_every)
+    loop = StepLoop(step, draw, optimizer, steps, lr, milestones, gamma, target, graph, read_every, read_at=marks)
     losses, graphed = loop.run(progress, desc, check)
     log = TrainingLog(losses.tolist(), device_name(target), graphed, loop.fallback)
     model.eval()

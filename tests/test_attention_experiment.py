@@ -88,6 +88,7 @@ def test_the_sweep_writes_a_complete_file_with_provenance(results_file: Path) ->
     assert load_results(results_file)["runs"] == results["runs"]
     for run in results["runs"]:                       # the run protocol's training record
         assert run["learning_curve"]["steps"][-1] == TINY.steps and run["eval_seconds"] >= 0
+        assert run["learning_curve"]["test"]["steps"] == [1, 2, 3] and len(run["learning_curve"]["test"]["values"]) == 3
 
 
 def test_the_table(results_file: Path) -> None:

@@ -20,6 +20,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import setfuncs as sf
 from setfuncs.experiments import attention, circle, mixture, pointcloud
 from setfuncs.experiments.protocol import (FINAL_LOSS_STEPS, diverged_record, learning_curve, run_protocol,
                                            training_record)
@@ -244,3 +245,52 @@ def test_every_experiments_run_records_its_learning_curve_and_keeps_its_schema(n
     assert record["error"] is None and record["eval_seconds"] >= 0 and record["train_seconds"] > 0
     curve = record["learning_curve"]
     assert curve["steps"][-1] == len(curve["steps"]) and len(curve["loss"]) == len(curve["steps"])
+    test = curve["test"]
+    assert test["steps"][-1] == curve["steps"][-1] and len(test["values"]) == len(test["steps"]) >= 2
+    assert all(math.isfinite(v) for v in test["values"])
+
+
+# -- the test metric at checkpoints ------------------------------------------------------------------
+
+@pytest.mark.parametrize("steps, count, expected", [(100, 5, [20, 40, 60, 80, 100]), (3, 5, [1, 2, 3]),
+                                                    (7, 1, [7])])
+def test_checkpoint_steps_are_evenly_spaced_and_end_at_the_last_step(steps: int, count: int,
+                                                                      expected: list[int]) -> None:
+    from setfuncs.experiments.protocol import checkpoint_steps
+
+    assert checkpoint_steps(steps, count) == expected
+
+
+def test_checkpoints_change_no_step_of_the_training_and_keep_the_random_generators() -> None:
+    """An evaluation at a checkpoint that reseeds torch's generator (as the attention experiment's
+    does) and draws from it leaves the training's random stream as it was: the losses with and
+    without checkpoints are equal, step for step, for a model with dropout."""
+    from setfuncs.experiments.protocol import Checkpoints, checkpoint_arguments, checkpoint_steps
+    from setfuncs.train import fit
+
+    def sample():
+        x = torch.randn(16, 6, 1)
+        return x, x.sum(1), None
+
+    def metric(model: torch.nn.Module) -> float:
+        torch.manual_seed(123)
+        return float(model(torch.randn(8, 6, 1)).mean())
+
+    runs, points = [], None
+    for checkpoints in (None, Checkpoints("probe", checkpoint_steps(40, 4), metric)):
+        torch.manual_seed(0)
+        model = sf.DeepSet(1, 1, spec="max/max", hidden=8, dropout=0.5)
+        runs.append(fit(model, sample, torch.nn.functional.mse_loss, 40, progress=False, read_every=15,
+                        **checkpoint_arguments(checkpoints)))
+        points = checkpoints
+    assert runs[0] == runs[1]
+    assert points.record()["steps"] == [10, 20, 30, 40] and len(points.record()["values"]) == 4
+
+
+@pytest.mark.parametrize("bad", [[0], [41], [True], [2.5]])
+def test_fit_refuses_a_checkpoint_outside_the_training(bad: list) -> None:
+    from setfuncs.train import fit
+
+    with pytest.raises(ValueError, match="checkpoints must be step counts from 1 to steps = 40"):
+        fit(sf.DeepSet(1, 1, spec="max/max", hidden=4), lambda: (torch.randn(4, 3, 1), torch.randn(4, 1), None),
+            torch.nn.functional.mse_loss, 40, progress=False, checkpoints=bad, at_checkpoint=lambda m, s: None)

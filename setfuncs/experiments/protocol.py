@@ -10,7 +10,9 @@ is its own: how a model is built, what it trains on, how it is evaluated, its me
    once), which handles the device, the CUDA graph, the progress bar and divergence;
 2. **record the training** (:func:`training_record`): ``train_seconds``, ``final_train_loss`` (the
    mean loss of the last :data:`FINAL_LOSS_STEPS` steps), ``training`` (device, graphed steps) and
-   ``learning_curve`` (:func:`learning_curve`);
+   ``learning_curve`` (:func:`learning_curve`), with the experiment's test metric at
+   :data:`CHECKPOINTS` evenly spaced steps (:class:`Checkpoints`), so that a chapter can show
+   whether a budget has converged;
 3. **evaluate** and **record** (:func:`run_protocol`, :func:`record_outcome`): the experiment's
    metrics and ``eval_seconds``, and ``error: None``. A training whose loss became non-finite, or an
    evaluation that raises :class:`FloatingPointError`, gives the record of a *diverged* run instead
@@ -25,6 +27,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
@@ -40,13 +43,15 @@ if TYPE_CHECKING:   # the engine imports the sweeps' shared parts, which train t
     from .engine import Engine
     from .sweeps import Task
 
-__all__ = ["FINAL_LOSS_STEPS", "CURVE_POINTS", "learning_curve", "training_record", "diverged_record",
+__all__ = ["FINAL_LOSS_STEPS", "CURVE_POINTS", "CHECKPOINTS", "checkpoint_steps", "Checkpoints", "checkpoint_arguments", "learning_curve", "training_record", "diverged_record",
            "seeded_training", "record_outcome", "run_protocol", "check_budget", "run_experiment"]
 
 #: Steps whose mean loss is a run's ``final_train_loss``.
 FINAL_LOSS_STEPS = 50
 #: The most points of a run's learning curve.
 CURVE_POINTS = 100
+#: Steps of a run at which its test metric is recorded (evenly spaced, the last one the end).
+CHECKPOINTS = 5
 
 Trained = tuple[nn.Module, TrainingLog]
 
@@ -71,12 +76,61 @@ def learning_curve(losses: Sequence[float], points: int = CURVE_POINTS) -> dict[
     return {"steps": ends, "loss": [float(values[a:b].mean()) for a, b in zip(starts, ends)]}
 
 
-def training_record(log: TrainingLog, seconds: float) -> dict:
+def checkpoint_steps(steps: int, count: int = CHECKPOINTS) -> list[int]:
+    r"""``count`` evenly spaced step counts of a training of ``steps`` steps,
+    :math:`\operatorname{round}(k \cdot \text{steps} / \text{count})` for :math:`k = 1, \dots, \text{count}`
+    (fewer when they coincide), the last one ``steps``."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive int, got {count!r}")
+    return sorted({max(1, round(k * steps / count)) for k in range(1, count + 1)})
+
+
+@dataclass
+class Checkpoints:
+    """A test metric recorded during training: ``metric(model)`` (lower or higher is better, as its
+    ``name`` says) after each of ``steps``, with the model in eval mode
+    (:func:`~setfuncs.train.fit`'s ``checkpoints`` and ``at_checkpoint``). Its evaluation leaves
+    torch's random generators as it found them, so a run with checkpoints trains exactly as one
+    without (an evaluation may reseed them, as the attention experiment's does).
+
+    Attributes:
+        name: the metric's record key, e.g. ``"test_mse"``.
+        steps: the step counts (:func:`checkpoint_steps`).
+        metric: the model (on its training device) -> a number.
+        values: the metric at each step reached so far.
+    """
+
+    name: str
+    steps: list[int]
+    metric: Callable[[nn.Module], float]
+    values: list[float] = field(default_factory=list)
+
+    def __call__(self, model: nn.Module, step: int) -> None:
+        """Record the metric of ``model`` after ``step`` steps."""
+        parameter = next(model.parameters(), None)
+        devices = [parameter.device] if parameter is not None and parameter.device.type == "cuda" else []
+        with torch.random.fork_rng(devices=devices):
+            self.values.append(float(self.metric(model)))
+
+    def record(self) -> dict:
+        """``{"metric": name, "steps": [...], "values": [...]}`` for the steps reached."""
+        return {"metric": self.name, "steps": self.steps[:len(self.values)], "values": list(self.values)}
+
+
+def checkpoint_arguments(checkpoints: Checkpoints | None) -> dict:
+    """The keyword arguments of :func:`~setfuncs.train.fit` that record ``checkpoints`` (none for None)."""
+    return {} if checkpoints is None else {"checkpoints": checkpoints.steps, "at_checkpoint": checkpoints}
+
+
+def training_record(log: TrainingLog, seconds: float, checkpoints: Checkpoints | None = None) -> dict:
     """What a run records of its training: ``train_seconds``, ``final_train_loss`` (the mean of the
     last :data:`FINAL_LOSS_STEPS` steps), ``training`` (:meth:`~setfuncs.steps.TrainingLog.describe`)
-    and ``learning_curve`` (:func:`learning_curve`)."""
+    and ``learning_curve`` (:func:`learning_curve`, with ``"test"``: the ``checkpoints``' record)."""
+    curve = learning_curve(log)
+    if checkpoints is not None:
+        curve["test"] = checkpoints.record()
     return {"train_seconds": seconds, "final_train_loss": float(np.mean(log[-FINAL_LOSS_STEPS:])),
-            "training": log.describe(), "learning_curve": learning_curve(log)}
+            "training": log.describe(), "learning_curve": curve}
 
 
 def diverged_record(record: dict, schema: RunSchema, error: Exception, **known: Any) -> dict:
@@ -98,16 +152,16 @@ def seeded_training(seed: int, build: Callable[[], nn.Module], train: Callable[[
 
 
 def record_outcome(record: dict, schema: RunSchema, outcome: Trained | FloatingPointError, train_seconds: float,
-                   evaluate: Callable[[nn.Module], dict]) -> dict:
+                   evaluate: Callable[[nn.Module], dict], checkpoints: Checkpoints | None = None) -> dict:
     """The record of one trained run: ``record`` with its :func:`training_record`, the metrics
     ``evaluate(model)`` returns, ``eval_seconds`` and ``error: None``; a :func:`diverged_record` for a
     training that diverged (``outcome`` is its FloatingPointError, as
     :func:`~setfuncs.ensemble.fit_ensemble` gives it) or an evaluation that raised FloatingPointError
-    (non-finite predictions)."""
+    (non-finite predictions). ``checkpoints``: the test metric recorded during training."""
     if isinstance(outcome, FloatingPointError):
         return diverged_record(record, schema, outcome, train_seconds=train_seconds)
     model, log = outcome
-    trained = {**record, **training_record(log, train_seconds)}
+    trained = {**record, **training_record(log, train_seconds, checkpoints)}
     start = time.perf_counter()
     try:
         metrics = evaluate(model)
@@ -117,15 +171,16 @@ def record_outcome(record: dict, schema: RunSchema, outcome: Trained | FloatingP
 
 
 def run_protocol(record: dict, schema: RunSchema, train: Callable[[], Trained],
-                 evaluate: Callable[[nn.Module], dict]) -> dict:
-    """One run: ``train()`` (the experiment's :func:`seeded_training`), timed, then
-    :func:`record_outcome`. ``record`` names the run (``spec``, ``seed`` and the experiment's fields)."""
+                 evaluate: Callable[[nn.Module], dict], checkpoints: Checkpoints | None = None) -> dict:
+    """One run: ``train()`` (the experiment's :func:`seeded_training`, which records its test metric
+    at ``checkpoints``), timed, then :func:`record_outcome`. ``record`` names the run (``spec``,
+    ``seed`` and the experiment's fields)."""
     start = time.perf_counter()
     try:
         outcome: Trained | FloatingPointError = train()
     except FloatingPointError as err:
         outcome = err
-    return record_outcome(record, schema, outcome, time.perf_counter() - start, evaluate)
+    return record_outcome(record, schema, outcome, time.perf_counter() - start, evaluate, checkpoints)
 
 
 def check_budget(budget: object, kind: type, what: str) -> None:

@@ -21,7 +21,7 @@ from setfuncs.model import DeepSet, init_head
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
-from .protocol import seeded_training
+from .protocol import Checkpoints, checkpoint_arguments, seeded_training
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "TrainingBudget",
            "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
@@ -155,21 +155,22 @@ def make_deep_set(setting: str, equivariant: str, final: str, budget: TrainingBu
 def train_configuration(setting: str, equivariant: str, final: str, seed: int, budget: TrainingBudget,
                         head_bias: Sequence[float], sampler: Callable[[torch.Generator], Callable[[], Batch]],
                         loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True,
-                        device: str = "cpu") -> tuple[DeepSet, TrainingLog]:
+                        device: str = "cpu", checkpoints: Checkpoints | None = None) -> tuple[DeepSet, TrainingLog]:
     """Train one configuration with one seed: the model (in eval mode) and its loss at every step.
 
     The model (:func:`make_deep_set`, its output at ``head_bias``) is initialised after
     ``torch.manual_seed(seed)`` (:func:`~setfuncs.experiments.protocol.seeded_training`); the training batches come from ``sampler(generator)`` with
     ``generator = torch.Generator().manual_seed(TRAIN_SEED + seed)``, fresh at every Adam step.
     The model trains on ``device`` (:func:`~setfuncs.train.fit`; a CUDA-graph step on a GPU) and
-    stays there. Raises FloatingPointError if the loss diverges.
+    stays there; ``checkpoints`` record a test metric during training. Raises FloatingPointError if
+    the loss diverges.
     """
     generator = torch.Generator().manual_seed(TRAIN_SEED + seed)
     return seeded_training(seed, lambda: make_deep_set(setting, equivariant, final, budget, head_bias),
                            lambda model: fit(model, sampler(generator), loss, budget.steps, lr=budget.lr,
                                              clip=budget.clip, progress=progress,
                                              desc=f"{spec_of(setting, equivariant, final)} seed {seed}",
-                                             device=device))
+                                             device=device, **checkpoint_arguments(checkpoints)))
 
 
 def train_configuration_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int],

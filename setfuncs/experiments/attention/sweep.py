@@ -43,7 +43,7 @@ from setfuncs.model import parameter_count
 from setfuncs.steps import TrainingLog
 
 from ..engine import Engine
-from ..protocol import check_budget, run_experiment, run_protocol, seeded_training
+from ..protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_training
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, lme_twin
@@ -53,10 +53,11 @@ from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_m
 from ..collapse import collapse_record
 from .evaluate import EVAL_DRAWS, evaluate_model
 from .localisers import IMAGE
+from .particles import sample_particles
 from .train import make_air, train_air
 
 __all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "Data", "load_data", "train_model",
-           "evaluate_run", "run_one", "attention_tasks", "provenance", "sweep"]
+           "test_checkpoints", "evaluate_run", "run_one", "attention_tasks", "provenance", "sweep"]
 
 #: The paper's set localisers' aggregations, plain ones first, then learnable ones.
 PAPER_SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
@@ -103,12 +104,36 @@ def load_data(data: Data, budget: Budget) -> tuple[Canvases, Canvases]:
 
 
 def train_model(spec: str, seed: int, budget: Budget, canvases: Canvases, progress: bool = False,
-                device: str = "cpu") -> tuple[AIR, TrainingLog]:
+                device: str = "cpu", checkpoints: Checkpoints | None = None) -> tuple[AIR, TrainingLog]:
     """Train one configuration with one seed on ``device`` (:func:`~setfuncs.experiments.protocol.seeded_training`):
-    the model (in eval mode, on ``device``) and its loss at every step."""
+    the model (in eval mode, on ``device``) and its loss at every step; ``checkpoints``
+    (:func:`test_checkpoints`) record the test ELBO during training."""
     return seeded_training(seed, lambda: make_air(spec, budget, canvases.images.shape[-1]),
                            lambda model: train_air(model, canvases.images, budget, TRAIN_SEED + seed, progress,
-                                                   desc=f"{spec} seed {seed}", device=device))
+                                                   desc=f"{spec} seed {seed}", device=device,
+                                                   checkpoints=checkpoints))
+
+
+def test_checkpoints(budget: Budget, test: Canvases) -> Checkpoints:
+    """The test ELBO (nats per canvas, the mean over the test canvases of one draw of particles at the
+    training size and of the latents, both seeded with ``TEST_SEED``) at the
+    :func:`~setfuncs.experiments.protocol.checkpoint_steps` of ``budget``, on the model's device, in
+    batches of ``budget.eval_batch`` canvases."""
+    images = torch.as_tensor(test.images, dtype=torch.float32)
+
+    def elbo(model: AIR) -> float:
+        device = next(model.parameters()).device
+        generator = torch.Generator().manual_seed(TEST_SEED)
+        torch.manual_seed(TEST_SEED)                   # the latents' noise (the caller's generators are kept)
+        total = 0.0
+        for start in range(0, len(images), budget.eval_batch):
+            chunk = images[start:start + budget.eval_batch]
+            particles = sample_particles(chunk, budget.particles, generator) if model.reads_particles else None
+            value, _ = model.elbo(chunk.to(device), None if particles is None else particles.to(device))
+            total += float(value.sum())
+        return total / len(images)
+
+    return Checkpoints("test_elbo", checkpoint_steps(budget.steps), elbo)
 
 
 def evaluate_run(model: AIR, spec: str, budget: Budget, test: Canvases) -> dict:
@@ -146,7 +171,8 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     Keys: ``spec, localiser`` (``"image"`` or ``"set"``), ``seed, data``, the training record
     (``train_seconds``, ``final_train_loss`` (mean of the last 50 steps; negative ELBO per pixel),
     ``training`` (the device; the attention runs train eagerly, their latents drawn anew at every
-    step), ``learning_curve``: :func:`~setfuncs.experiments.protocol.training_record`),
+    step), ``learning_curve`` with the test ELBO at five checkpoints:
+    :func:`~setfuncs.experiments.protocol.training_record`, :func:`test_checkpoints`),
     ``seconds_per_step``, the keys of :func:`evaluate_run`, ``eval_seconds`` and ``error`` (None, or
     the message of a diverged training, whose metrics are then None and ``failed`` true).
     """
@@ -154,8 +180,10 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
         raise ValueError(f"unknown configuration {spec!r}; choose among {list(SPECS)}")
     train, test = load_data(data, budget)
     record = {"spec": spec, "localiser": "image" if spec == IMAGE else "set", "seed": seed, "data": data.name}
-    result = run_protocol(record, RUN_SCHEMA, lambda: train_model(spec, seed, budget, train, progress, device),
-                          lambda model: evaluate_run(model, spec, budget, test))
+    checkpoints = test_checkpoints(budget, test)
+    result = run_protocol(record, RUN_SCHEMA, lambda: train_model(spec, seed, budget, train, progress, device,
+                                                                  checkpoints),
+                          lambda model: evaluate_run(model, spec, budget, test), checkpoints)
     trained = result["training"] is not None
     return {**result, "seconds_per_step": result["train_seconds"] / budget.steps if trained else None,
             "failed": result["failed"] if result["error"] is None else True}

@@ -21,6 +21,7 @@ from torch import Tensor
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
+from ..protocol import Checkpoints, checkpoint_arguments
 from .air import AIR
 from .budget import Budget
 from .particles import sample_particles
@@ -59,17 +60,19 @@ def negative_elbo_per_pixel(model: AIR, canvases: Tensor, particles: Tensor | No
 
 
 def train_air(model: AIR, canvases: np.ndarray, budget: Budget, seed: int, progress: bool = False,
-              desc: str = "train", device: str = "cpu", read_every: int = 50) -> TrainingLog:
+              desc: str = "train", device: str = "cpu", read_every: int = 50,
+              checkpoints: Checkpoints | None = None) -> TrainingLog:
     """Train ``model`` in place on ``canvases [M, H, W]`` with :func:`~setfuncs.train.fit`; the loss
     (negative ELBO per pixel) at every step.
 
     Batches and particles come from ``torch.Generator().manual_seed(seed)`` on the CPU
     (:func:`canvas_batches`); the continuous latents' noise from torch's global generator of
     ``device`` (seed it before for a reproducible run). The steps run eagerly (the latents are drawn
-    anew at every step). Raises FloatingPointError if the loss becomes NaN or infinite (the message
-    names the first such step).
+    anew at every step); ``checkpoints`` record a test metric during training. Raises
+    FloatingPointError if the loss becomes NaN or infinite (the message names the first such step).
     """
     sample = canvas_batches(canvases, budget.batch, budget.particles if model.reads_particles else None,
                             torch.Generator().manual_seed(seed))
     return fit(model, sample, None, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress, desc=desc,
-               device=device, graph=False, read_every=read_every, objective=negative_elbo_per_pixel)
+               device=device, graph=False, read_every=read_every, objective=negative_elbo_per_pixel,
+               **checkpoint_arguments(checkpoints))

@@ -52,7 +52,7 @@ from setfuncs.steps import TrainingLog
 
 from ..collapse import COLLAPSE_RATIO, collapse_record
 from ..engine import Engine
-from ..protocol import check_budget, record_outcome, run_experiment, run_protocol
+from ..protocol import Checkpoints, check_budget, checkpoint_steps, record_outcome, run_experiment, run_protocol
 from ..provenance import sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, spec_of,
@@ -61,7 +61,7 @@ from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mea
 from .stream import ensemble_stream, stacked_sampler
 
 __all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
-           "circle_errors", "train_model", "train_ensemble", "evaluate_run", "run_one", "run_ensemble", "sweep",
+           "circle_errors", "train_model", "test_checkpoints", "train_ensemble", "evaluate_run", "run_one", "run_ensemble", "sweep",
            "provenance"]
 
 #: The ``experiment`` field of a results file.
@@ -123,15 +123,29 @@ def circle_errors(prediction: Tensor, y: Tensor) -> dict[str, float]:
 
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-                progress: bool = True, device: str = "cpu") -> tuple[sf.DeepSet, TrainingLog]:
+                progress: bool = True, device: str = "cpu", checkpoints: Checkpoints | None = None
+                ) -> tuple[sf.DeepSet, TrainingLog]:
     """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
     on fresh circle populations) on ``device``: the model (in eval mode, on ``device``) and its loss at
-    every step (a :class:`~setfuncs.steps.TrainingLog`)."""
+    every step (a :class:`~setfuncs.steps.TrainingLog`); ``checkpoints`` (:func:`test_checkpoints`)
+    record the test MSE during training."""
     def sampler(generator: torch.Generator) -> Callable[[], tuple[Tensor, Tensor, None]]:
         return lambda: circle_batch(budget.batch, POPULATION_SIZE, generator)
 
     return train_configuration(setting, equivariant, final, seed, budget, target_mean(), sampler, circle_loss,
-                               progress, device)
+                               progress, device, checkpoints)
+
+
+def test_checkpoints(budget: Budget) -> Checkpoints:
+    """The test MSE at ``N = 20`` (:func:`circle_errors`'s ``mse``) at the
+    :func:`~setfuncs.experiments.protocol.checkpoint_steps` of ``budget``, on the model's device."""
+    x, y, mask = test_set(budget.test_size, POPULATION_SIZE, TEST_SEED)
+
+    def mse(model: sf.DeepSet) -> float:
+        device = next(model.parameters()).device
+        return circle_errors(model(x.to(device), None if mask is None else mask.to(device)), y.to(device))["mse"]
+
+    return Checkpoints("test_mse", checkpoint_steps(budget.steps), mse)
 
 
 def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int], budget: Budget,
@@ -170,16 +184,17 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
     (:func:`~setfuncs.experiments.protocol.run_protocol`).
 
     Keys: ``spec, setting, equivariant, final, seed``, the training record (``train_seconds``,
-    ``final_train_loss``, ``training``, ``learning_curve``:
-    :func:`~setfuncs.experiments.protocol.training_record`), ``mse, radius_mse, center_mse`` (test
+    ``final_train_loss``, ``training``, ``learning_curve`` with the test MSE at five checkpoints:
+    :func:`~setfuncs.experiments.protocol.training_record`, :func:`test_checkpoints`), ``mse, radius_mse, center_mse`` (test
     set at ``N = 20``), ``mse_by_population_size`` (``{"5": mse, ...}``), ``spread_ratio`` and
     ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` at ``N = 20``),
     ``eval_seconds`` and ``error`` (None, or the message of a diverged training, whose metrics are
     then None).
     """
+    checkpoints = test_checkpoints(budget)
     return run_protocol(_record(setting, equivariant, final, seed), RUN_SCHEMA,
-                        lambda: train_model(setting, equivariant, final, seed, budget, progress, device),
-                        lambda model: evaluate_run(model, budget))
+                        lambda: train_model(setting, equivariant, final, seed, budget, progress, device, checkpoints),
+                        lambda model: evaluate_run(model, budget), checkpoints)
 
 
 def _record(setting: str, equivariant: str, final: str, seed: int) -> dict:

@@ -52,7 +52,7 @@ import setfuncs as sf
 from setfuncs.model import HEAD_SCALE
 from setfuncs.steps import TrainingLog
 from setfuncs.experiments.engine import Engine
-from setfuncs.experiments.protocol import check_budget, run_experiment, run_protocol
+from setfuncs.experiments.protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol
 from setfuncs.experiments.provenance import sweep_provenance
 from setfuncs.experiments.schema import RunSchema
 from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
@@ -67,7 +67,7 @@ from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_r
                      model_estimates, scott_bandwidth)
 
 __all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
-           "make_model", "train_model", "evaluate_metric", "evaluate_run", "run_one", "sweep", "provenance"]
+           "make_model", "train_model", "test_checkpoints", "evaluate_metric", "evaluate_run", "run_one", "sweep", "provenance"]
 
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "gmm_mixture_weights"
@@ -164,14 +164,28 @@ def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
 
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-                progress: bool = True, device: str = "cpu") -> tuple[sf.DeepSet, TrainingLog]:
+                progress: bool = True, device: str = "cpu", checkpoints: Checkpoints | None = None
+                ) -> tuple[sf.DeepSet, TrainingLog]:
     """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
     on fresh populations, a new size ``N`` at every step): the model (in eval mode) and its Beta NLL
     at every step. On ``device`` (a GPU: the population size changes from step to step, so the step
-    is not graphed and :func:`~setfuncs.train.fit` says so once)."""
+    is not graphed and :func:`~setfuncs.train.fit` says so once); ``checkpoints``
+    (:func:`test_checkpoints`) record the test NLL during training."""
     return train_configuration(setting, equivariant, final, seed, budget, marginal_head_bias(*SMALLER_WEIGHT_RANGE),
                                lambda generator: training_sampler(budget.batch, generator), beta_nll,
-                               progress, device)
+                               progress, device, checkpoints)
+
+
+def test_checkpoints(budget: Budget) -> Checkpoints:
+    """The Beta NLL of the test populations' smaller weights (``test_nll``) at the
+    :func:`~setfuncs.experiments.protocol.checkpoint_steps` of ``budget``, on the model's device."""
+    test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
+
+    def nll(model: sf.DeepSet) -> float:
+        device = next(model.parameters()).device
+        return float(beta_nll(model(test.x.to(device)), test.smaller_weight[:, None].to(device)))
+
+    return Checkpoints("test_nll", checkpoint_steps(budget.steps), nll)
 
 
 def evaluate_run(model: torch.nn.Module, budget: Budget) -> dict:
@@ -196,16 +210,18 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
     record (:func:`~setfuncs.experiments.protocol.run_protocol`).
 
     Keys: ``spec, setting, equivariant, final, seed``, the training record (``train_seconds``,
-    ``final_train_loss`` (mean Beta NLL of the last 50 steps), ``training``, ``learning_curve``:
+    ``final_train_loss`` (mean Beta NLL of the last 50 steps), ``training``, ``learning_curve`` with the
+    test NLL at five checkpoints (:func:`test_checkpoints`):
     :func:`~setfuncs.experiments.protocol.training_record`), the keys of :func:`evaluate_run`,
     ``eval_seconds`` and ``error`` (None, or the message of a diverged training or of non-finite
     estimates, whose metrics are then None).
     """
     record = {"spec": spec_of(setting, equivariant, final), "setting": setting, "equivariant": equivariant,
               "final": final, "seed": seed}
+    checkpoints = test_checkpoints(budget)
     return run_protocol(record, RUN_SCHEMA,
-                        lambda: train_model(setting, equivariant, final, seed, budget, progress, device),
-                        lambda model: evaluate_run(model, budget))
+                        lambda: train_model(setting, equivariant, final, seed, budget, progress, device, checkpoints),
+                        lambda model: evaluate_run(model, budget), checkpoints)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:

@@ -32,11 +32,12 @@ PARTICLES_PER_CHUNK = 1 << 17
 @torch.no_grad()
 def probabilities(model: nn.Module, clouds: np.ndarray, n: int, seed: int = TEST_SEED) -> np.ndarray:
     """The class probabilities ``[M, classes]`` (softmax of the logits, dropout off) of ``clouds``
-    (``[M, N, 3]``, ``N >= n``) at ``n`` particles."""
+    (``[M, N, 3]``, ``N >= n``) at ``n`` particles, computed on the model's device."""
     x = standardize(subsample(clouds, n, np.random.default_rng([seed, n])))
     model.eval()
+    device = next(model.parameters()).device
     chunk = max(1, PARTICLES_PER_CHUNK // n)
-    return np.concatenate([model(torch.from_numpy(x[start:start + chunk])).softmax(dim=1).numpy()
+    return np.concatenate([model(torch.from_numpy(x[start:start + chunk]).to(device)).softmax(dim=1).cpu().numpy()
                            for start in range(0, len(x), chunk)])
 
 

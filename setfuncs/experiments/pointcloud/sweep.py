@@ -45,12 +45,12 @@ from setfuncs.steps import TrainingLog
 
 from ..collapse import collapse_record
 from ..engine import Engine
-from ..protocol import check_budget, run_experiment, run_protocol, seeded_training
+from ..protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_training
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
-from .evaluate import accuracy_by_population_size, probabilities
+from .evaluate import accuracy, accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
 from .modelnet import MODELNET_URL, load_modelnet40
 from .preprocess import CLIP, ROTATION_RANGE, SCALE_RANGE
@@ -59,7 +59,7 @@ from .train import milestones, train_classifier
 
 __all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
            "make_model",
-           "train_model", "evaluate_run", "run_one", "table2_tasks", "provenance", "sweep"]
+           "train_model", "test_checkpoints", "evaluate_run", "run_one", "table2_tasks", "provenance", "sweep"]
 
 #: The data sets a sweep can use.
 DATA_SETS = ("shapes", "modelnet40")
@@ -136,14 +136,23 @@ def make_model(spec: str, classes: int, budget: Budget, labels: np.ndarray | Non
     return model
 
 
-def train_model(spec: str, seed: int, budget: Budget, clouds: PointClouds,
-                progress: bool = True, device: str = "cpu") -> tuple[PointCloudClassifier, TrainingLog]:
+def train_model(spec: str, seed: int, budget: Budget, clouds: PointClouds, progress: bool = True,
+                device: str = "cpu", checkpoints: Checkpoints | None = None
+                ) -> tuple[PointCloudClassifier, TrainingLog]:
     """Train one column with one seed on ``device`` (:func:`~setfuncs.experiments.protocol.seeded_training`):
-    the model (in eval mode, on ``device``) and its loss at every step."""
+    the model (in eval mode, on ``device``) and its loss at every step; ``checkpoints``
+    (:func:`test_checkpoints`) record the test accuracy during training."""
     return seeded_training(seed, lambda: make_model(spec, len(clouds.class_names), budget, clouds.train_y),
                            lambda model: train_classifier(model, clouds.train_x, clouds.train_y, budget,
                                                           TRAIN_SEED + seed, progress, desc=f"{spec} seed {seed}",
-                                                          device=device))
+                                                          device=device, checkpoints=checkpoints))
+
+
+def test_checkpoints(budget: Budget, clouds: PointClouds) -> Checkpoints:
+    """The test accuracy at 1,000 particles (Table 2's first size) at the
+    :func:`~setfuncs.experiments.protocol.checkpoint_steps` of ``budget``, on the model's device."""
+    return Checkpoints("test_accuracy", checkpoint_steps(budget.steps),
+                       lambda model: accuracy(model, clouds.test_x, clouds.test_y, TABLE_SIZES[0]))
 
 
 def evaluate_run(model: PointCloudClassifier, budget: Budget, clouds: PointClouds) -> dict:
@@ -164,8 +173,8 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     (:func:`~setfuncs.experiments.protocol.run_protocol`).
 
     Keys: ``spec, equivariant, final, seed, data, epochs``, the training record (``train_seconds``,
-    ``final_train_loss``, ``training``, ``learning_curve``:
-    :func:`~setfuncs.experiments.protocol.training_record`), ``clouds_per_second`` (training
+    ``final_train_loss``, ``training``, ``learning_curve`` with the test accuracy at five checkpoints:
+    :func:`~setfuncs.experiments.protocol.training_record`, :func:`test_checkpoints`), ``clouds_per_second`` (training
     throughput), the keys of :func:`evaluate_run`, ``eval_seconds`` and ``error`` (None, or the
     message of a diverged training, whose metrics are then None).
     """
@@ -173,8 +182,10 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     clouds = load_data(data, budget)
     record = {"spec": spec, "equivariant": equivariant, "final": final, "seed": seed, "data": data.name,
               "epochs": budget.steps * budget.batch / len(clouds.train_x)}
-    result = run_protocol(record, RUN_SCHEMA, lambda: train_model(spec, seed, budget, clouds, progress, device),
-                          lambda model: evaluate_run(model, budget, clouds))
+    checkpoints = test_checkpoints(budget, clouds)
+    result = run_protocol(record, RUN_SCHEMA,
+                          lambda: train_model(spec, seed, budget, clouds, progress, device, checkpoints),
+                          lambda model: evaluate_run(model, budget, clouds), checkpoints)
     trained = result["training"] is not None
     return {**result, "clouds_per_second": budget.steps * budget.batch / result["train_seconds"] if trained else None}
 

@@ -16,8 +16,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
+from ..protocol import Checkpoints, checkpoint_arguments
 from .budget import Budget
 from .preprocess import augment, standardize
 
@@ -52,15 +54,16 @@ def milestones(steps: int, fractions: Sequence[float]) -> list[int]:
 
 
 def train_classifier(model: nn.Module, clouds: np.ndarray, labels: np.ndarray, budget: Budget, seed: int,
-                     progress: bool = True, desc: str = "training", device: str = "cpu") -> list[float]:
+                     progress: bool = True, desc: str = "training", device: str = "cpu",
+                     checkpoints: Checkpoints | None = None) -> TrainingLog:
     """Train ``model`` on the clouds ``[M, N, 3]`` with ``budget``'s schedule; the loss of every step.
 
     Uses ``budget``'s ``steps, batch, lr, clip, weight_decay, eps, decay_at, decay``; batches are
-    drawn with ``numpy.random.default_rng(seed)`` on the CPU and trained on ``device`` (:func:`~setfuncs.train.fit`).
-    Raises FloatingPointError if the loss diverges.
+    drawn with ``numpy.random.default_rng(seed)`` on the CPU and trained on ``device`` (:func:`~setfuncs.train.fit`);
+    ``checkpoints`` record a test metric during training. Raises FloatingPointError if the loss diverges.
     """
     sample = training_batches(clouds, labels, budget.batch, np.random.default_rng(seed))
     return fit(model, sample, nn.functional.cross_entropy, budget.steps, lr=budget.lr,
                weight_decay=budget.weight_decay, clip=budget.clip, progress=progress, desc=desc,
                eps=budget.eps, milestones=milestones(budget.steps, budget.decay_at), gamma=budget.decay,
-               device=device)
+               device=device, **checkpoint_arguments(checkpoints))
