@@ -1,0 +1,158 @@
+r"""Comparisons paired by seed: exact sign-flip tests, t intervals, Holm's correction, detectable effects.
+
+Two configurations trained with the same seed see the same training stream (the seed scheme of
+:mod:`~setfuncs.experiments.sweeps`), so the unit of a comparison is the per-seed difference
+:math:`d_s = m^A_s - m^B_s` of a metric over the seeds :math:`s` both have run. Under the null
+hypothesis that A and B are exchangeable within a seed, each :math:`d_s` is as likely to be
+:math:`-d_s`, whatever its distribution; the **sign-flip test** (:func:`sign_flip_test`) compares
+the observed mean :math:`\bar d` with its value under all :math:`2^n` sign patterns,
+
+.. math::
+    p = \frac{\#\{\varepsilon \in \{\pm 1\}^n : \tfrac1n \sum_s \varepsilon_s d_s \ge \bar d\}}{2^n}
+
+(one-sided, for a claim that A is larger), exactly up to :data:`EXACT_LIMIT` seeds and by Monte
+Carlo beyond, with the observed pattern counted so that :math:`p \ge 1/(R+1)`. Its error rate is at
+most the level for every distribution symmetric about 0 and every number of seeds; its smallest
+possible p-value is :math:`2^{-n}`, so **three seeds can never give p < 0.125 and five never p <
+0.031**: no correction can make them decide a claim at 5 %. :func:`smallest_p_value` says so
+before any data is looked at.
+
+The interval of the mean difference is Student's :math:`\bar d \pm t_{n-1, 1-\alpha/2}\, s_d/\sqrt n`
+(:func:`t_interval`), the interval with correct small-sample coverage for normal differences.
+A table of claims is corrected once with **Holm's** step-down procedure (:func:`holm`), which holds
+the family-wise error rate at the level for any dependence between the claims. The smallest effect
+the seeds could detect (:func:`detectable_effect`) is the effect, in units of the differences'
+standard deviation, that a one-sided test at the level finds with the given power, from the
+noncentral t distribution.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+from typing import Mapping, Sequence
+
+import numpy as np
+from scipy import optimize, stats
+
+__all__ = ["EXACT_LIMIT", "MONTE_CARLO_FLIPS", "ALTERNATIVES", "paired_differences", "sign_flip_test",
+           "smallest_p_value", "t_interval", "holm", "detectable_effect"]
+
+#: Up to this many seeds the sign-flip test enumerates all 2^n sign patterns.
+EXACT_LIMIT = 16
+#: Random sign patterns of the Monte Carlo test beyond :data:`EXACT_LIMIT` seeds.
+MONTE_CARLO_FLIPS = 100_000
+#: ``greater``: the claim is that the mean difference is positive; ``less``: negative; ``two-sided``.
+ALTERNATIVES = ("greater", "less", "two-sided")
+
+
+def paired_differences(a: Mapping[int, float], b: Mapping[int, float]) -> tuple[list[int], np.ndarray]:
+    """The seeds that both ``a`` and ``b`` (seed -> metric) hold with finite values, in order, and the
+    differences ``a[s] - b[s]``."""
+    seeds = sorted(s for s in a.keys() & b.keys() if np.isfinite(a[s]) and np.isfinite(b[s]))
+    return seeds, np.array([a[s] - b[s] for s in seeds], dtype=float)
+
+
+def _differences(d: Sequence[float] | np.ndarray) -> np.ndarray:
+    values = np.asarray(d, dtype=float)
+    if values.ndim != 1 or values.size == 0 or not np.isfinite(values).all():
+        raise ValueError(f"d must be a non-empty 1-D array of finite differences, got {values!r}")
+    return values
+
+
+@lru_cache(maxsize=EXACT_LIMIT)
+def _all_signs(n: int) -> np.ndarray:
+    """All ``2^n`` sign patterns ``[2^n, n]`` (made once per ``n``, read-only)."""
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
+    signs.setflags(write=False)
+    return signs
+
+
+def _signs(n: int, flips: int, seed: int) -> np.ndarray:
+    """All ``2^n`` sign patterns (``n <= EXACT_LIMIT``), else ``flips`` random ones ``[flips, n]``."""
+    if n <= EXACT_LIMIT:
+        return _all_signs(n)
+    return np.random.default_rng(seed).choice((1.0, -1.0), size=(flips, n))
+
+
+def sign_flip_test(d: Sequence[float] | np.ndarray, alternative: str = "greater", flips: int = MONTE_CARLO_FLIPS,
+                   seed: int = 0) -> float:
+    """The p-value of the sign-flip test of the mean of the paired differences ``d`` (see the
+    module): exact for ``len(d) <= EXACT_LIMIT``, else from ``flips`` random patterns (drawn with
+    ``numpy.random.default_rng(seed)``) with the observed one counted. ``alternative``: one of
+    :data:`ALTERNATIVES`; ``two-sided`` compares :math:`|\\bar d|`."""
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+    values = _differences(d)
+    signs = _signs(values.size, flips, seed)
+    means = signs @ values / values.size
+    observed = values.mean()
+    tolerance = 1e-12 * max(1.0, float(np.abs(values).max()))   # equal means up to rounding count as ties
+    if alternative == "greater":
+        extreme = means >= observed - tolerance
+    elif alternative == "less":
+        extreme = means <= observed + tolerance
+    else:
+        extreme = np.abs(means) >= abs(observed) - tolerance
+    if values.size <= EXACT_LIMIT:
+        return float(extreme.mean())
+    return float((extreme.sum() + 1) / (len(means) + 1))
+
+
+def smallest_p_value(n: int, alternative: str = "greater") -> float:
+    """The smallest p-value :func:`sign_flip_test` can give with ``n`` seeds: :math:`2^{-n}` one-sided,
+    :math:`2^{1-n}` two-sided. A claim is undecidable at level :math:`\\alpha` with fewer seeds than
+    make it smaller than :math:`\\alpha`."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+    return 2.0 ** (-n) * (2 if alternative == "two-sided" else 1)
+
+
+def t_interval(d: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    r"""``(mean, low, high)``: :math:`\bar d` and Student's ``level`` interval
+    :math:`\bar d \pm t_{n-1,(1+\text{level})/2}\, s_d / \sqrt n` (needs two differences)."""
+    values = _differences(d)
+    if values.size < 2:
+        raise ValueError(f"a t interval needs at least two paired differences, got {values.size}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    mean = float(values.mean())
+    half = float(stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
+    return mean, mean - half, mean + half
+
+
+def holm(p_values: Sequence[float]) -> np.ndarray:
+    r"""Holm's step-down adjusted p-values, in the given order: with the p-values sorted,
+    :math:`p_{(1)} \le \dots \le p_{(m)}`, :math:`\tilde p_{(i)} = \min(1, \max_{j \le i} (m - j + 1)\, p_{(j)})`.
+    Rejecting every claim with :math:`\tilde p \le \alpha` holds the family-wise error rate at
+    :math:`\alpha` under any dependence."""
+    p = np.asarray(p_values, dtype=float)
+    if p.ndim != 1 or ((p < 0) | (p > 1) | np.isnan(p)).any():
+        raise ValueError(f"p_values must be a 1-D sequence of numbers in [0, 1], got {p_values!r}")
+    order = np.argsort(p, kind="stable")
+    scaled = (p.size - np.arange(p.size)) * p[order]
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
+    return adjusted
+
+
+def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    r"""The smallest standardised effect :math:`\delta = \mu_d / \sigma_d` that a one-sided paired t
+    test at level ``alpha`` with ``n`` seeds detects with probability ``power``: the root of
+    :math:`P(T_{n-1}(\delta\sqrt n) > t_{n-1,1-\alpha}) = \text{power}`, :math:`T` noncentral t.
+    (The sign-flip test needs about as much; with :func:`smallest_p_value` above ``alpha`` it can
+    detect nothing, and this returns infinity.)"""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise ValueError(f"n must be an int of at least 2 seeds, got {n!r}")
+    if not (0 < alpha < 1 and 0 < power < 1):
+        raise ValueError(f"alpha and power must lie in (0, 1), got {alpha} and {power}")
+    if smallest_p_value(n) > alpha:
+        return float("inf")
+    critical = stats.t.ppf(1 - alpha, n - 1)
+
+    def shortfall(delta: float) -> float:
+        return float(stats.nct.sf(critical, n - 1, delta * np.sqrt(n)) - power)
+
+    return float(optimize.brentq(shortfall, 0.0, 50.0))
