@@ -12,6 +12,14 @@ is an aggregation spec of :func:`~setfuncs.registry.aggregation`, parameterised 
 (``"max/quantile(0.5)"``, ``"pmean(3)/mean"``). With ``embed_layers=0`` there is no embedding,
 :math:`m_i = x_i`, and the first equivariant layer reads the raw particles, as in Zaheer et al.'s
 point-cloud classifier (:mod:`setfuncs.experiments.pointcloud.model`).
+
+**Power means read a positive embedding.** :math:`M_p` is defined for positive particles only,
+and what an aggregation reads inside the model (embeddings after ``tanh``, the output of an
+equivariant layer, raw particles) has either sign. So every ``pmean(p)`` of a spec, in the
+equivariant layers or at the end, is :class:`SoftplusPowerMean`,
+:math:`\alpha(X) = M_p(\operatorname{softplus}(X))`: the positive embedding that chapter 3's
+sum-isomorphism theorem asks of a sum-isomorphic aggregation, built in. Every other aggregation
+reads its particles as they are.
 """
 
 from __future__ import annotations
@@ -19,14 +27,15 @@ from __future__ import annotations
 from typing import Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .equivariant import DeepSetsEquivariant, Equivariant, make_activation
-from .plain import zero_padding
+from .plain import Aggregation, PowerMean, zero_padding
 from .population import check_parameters, check_population
 from .registry import aggregation
 
-__all__ = ["DeepSet", "parse_spec", "mlp", "init_head", "HEAD_SCALE", "parameter_count"]
+__all__ = ["DeepSet", "SoftplusPowerMean", "parse_spec", "mlp", "init_head", "HEAD_SCALE", "parameter_count"]
 
 #: How much :func:`init_head` shrinks the output layer's weights.
 HEAD_SCALE = 0.1
@@ -107,8 +116,39 @@ def _learnable_kwargs(spec: str, steps: int, options: dict) -> dict:
     return dict(options) if _takes_options(spec) else {}
 
 
+class SoftplusPowerMean(PowerMean):
+    r"""The power mean of a positive embedding of the particles, :math:`\alpha(X) = M_p(\phi(X))`:
+
+    .. math::
+        \alpha(X) = \Big(\frac{1}{N} \sum_{i=1}^N \phi(x_i)^p\Big)^{1/p}, \qquad
+        \phi(x) = \max\big(\operatorname{softplus}(x),\, t\big) > 0, \qquad
+        \operatorname{softplus}(x) = \ln(1 + e^{x}),
+
+    elementwise (``p = 0``: the geometric mean), with :math:`t` the smallest positive normal number of
+    the dtype, the floor where :math:`\ln(1 + e^x)` underflows (:math:`x` below about :math:`-87`
+    in float32). Softplus is a homeomorphism of :math:`\mathbb R` onto :math:`(0, \infty)`, so
+    :math:`\alpha` is :math:`M_p` of a positive embedding, sum-isomorphic like :math:`M_p`
+    (chapter 3), and equal to :math:`M_p` itself on large positive particles
+    (:math:`\operatorname{softplus}(x) \to x`). :class:`DeepSet` builds it for every ``pmean(p)``
+    of its spec; :class:`~setfuncs.plain.PowerMean` alone refuses particles ``<= 0``. Padded
+    particles are zeroed before the softplus, so junk in them (``inf``, NaN) reaches neither the
+    output nor any gradient.
+    """
+
+    def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        positive = F.softplus(zero_padding(x, mask)).clamp_min(torch.finfo(x.dtype).tiny)
+        return super().reduce(positive, mask)
+
+
+def _model_aggregation(spec: str, features: int, steps: int, options: dict) -> Aggregation:
+    """The aggregation ``spec`` as a :class:`DeepSet` builds it for ``features`` particle features:
+    :func:`~setfuncs.registry.aggregation`'s, except that a power mean is a :class:`SoftplusPowerMean`."""
+    built = aggregation(spec, features=features, **_learnable_kwargs(spec, steps, options))
+    return SoftplusPowerMean(built.p, features=features) if isinstance(built, PowerMean) else built
+
+
 class DeepSet(nn.Module):
-    """embed -> combine -> aggregate -> process, mapping ``x: [B, N, in]`` (+ mask) to ``[B, out]``.
+    r"""embed -> combine -> aggregate -> process, mapping ``x: [B, N, in]`` (+ mask) to ``[B, out]``.
 
     Args:
         in_features, out_features: particle features in, outputs per population.
@@ -126,6 +166,10 @@ class DeepSet(nn.Module):
             e.g. ``{"normalize": "sigmoid"}`` or ``{"readout": "last"}`` (recurrent only); a
             ValueError if the model has none (``"max/max"``, ``"max/rpw"``).
         layer: ``"equivariant"`` for eq. (1), ``"deepsets"`` for Zaheer et al.'s Gamma/Lambda form.
+
+    A ``pmean(p)`` in ``spec`` (either place) reads the softplus of its particles,
+    :math:`M_p(\operatorname{softplus}(X))` (:class:`SoftplusPowerMean`): a power mean needs
+    positive particles, and the model's have either sign.
     """
 
     def __init__(self, in_features: int, out_features: int, spec: str = "max/max", hidden: int = 64,
@@ -147,9 +191,9 @@ class DeepSet(nn.Module):
         self.embed = mlp([in_features] + [hidden] * embed_layers, activation, last_activation=True)  # none: identity
         widths = [hidden if embed_layers else in_features] + [hidden] * equivariant_layers
         self.combine = nn.ModuleList(
-            layer_cls(a, b, equivariant_spec, activation, **_learnable_kwargs(equivariant_spec, steps, options))
+            layer_cls(a, b, _model_aggregation(equivariant_spec, a, steps, options), activation)
             for a, b in zip(widths[:-1], widths[1:]))
-        self.aggregate = aggregation(final_spec, features=widths[-1], **_learnable_kwargs(final_spec, steps, options))
+        self.aggregate = _model_aggregation(final_spec, widths[-1], steps, options)
         self.process = mlp([self.aggregate.out_features or widths[-1]] + [hidden] * (process_layers - 1)
                            + [out_features], activation, dropout)
 

@@ -1,10 +1,13 @@
-"""The real-data loaders check what they read (issue 17, "nothing silently wrong"): OFF meshes line
-by line, the ModelNet40 ``.npz`` cache (damaged, short, stale or valid), and MNIST's IDX files
-(gzipped or not). Every failure is a ValueError (or, for the cache, a warning and a rebuild) that
-names the file."""
+"""The real-data loaders check what they read (issues 17 and 28, "nothing silently wrong"): OFF
+meshes line by line (a vertex float32 cannot hold included), the ModelNet40 folder (class folders
+without a split, entries named ``*.off`` that are not files) and its arguments, the ``.npz`` cache
+(damaged, short, stale or valid; a damaged one is closed), and MNIST's IDX files (gzipped or not,
+truncated anywhere). Every failure is a ValueError or FileNotFoundError (or, for the cache, a
+warning and a rebuild) that names the file or the argument and says what to do."""
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import os
@@ -17,9 +20,12 @@ import numpy as np
 import pytest
 
 from setfuncs.experiments.attention import load_mnist_idx
+import trimesh
+
 from setfuncs.experiments.pointcloud import load_modelnet40, read_off
 from setfuncs.experiments.pointcloud import modelnet
 from setfuncs.experiments.pointcloud.modelnet import cache_path
+from setfuncs.experiments.pointcloud.surface import sample_surface
 
 #: The unit cube: 8 vertices (lines 3-10) and 12 triangles (lines 11-22) of area 1/2 each.
 CUBE_VERTICES = ["0 0 0", "1 0 0", "1 1 0", "0 1 0", "0 0 1", "1 0 1", "1 1 1", "0 1 1"]
@@ -133,6 +139,37 @@ def test_a_bad_vertex(tmp_path: Path, vertex: str) -> None:
     path = write(tmp_path / "chair_0003.off", cube(vertices=[*CUBE_VERTICES[:2], vertex, *CUBE_VERTICES[3:]]))
     with raises_at(path, 5, rf"expected a vertex 'x y z' \(3 finite numbers\), found '{vertex}'"):
         read_off(path)
+
+
+@pytest.mark.parametrize("vertex", ["1e39 0 0", "0 -3.5e38 0", "0 0 3.40282357e38"])
+def test_a_vertex_that_overflows_float32(tmp_path: Path, vertex: str) -> None:
+    """The clouds are float32: a coordinate it rounds to inf is refused at its line."""
+    path = write(tmp_path / "chair_0004.off", cube(vertices=[*CUBE_VERTICES[:2], vertex, *CUBE_VERTICES[3:]]))
+    with raises_at(path, 5, rf"expected a vertex 'x y z' \(3 finite numbers\), found '{vertex}', whose "
+                            rf"\S+ overflows float32, the type of the point clouds \(largest 3\.403e\+38\); "
+                            rf".*extract it again"):
+        read_off(path)
+
+
+def test_the_largest_float32_vertex_is_read_and_sampled(tmp_path: Path) -> None:
+    """3.4028235e38 rounds to float32's largest number, not to inf: accepted, and its clouds are finite."""
+    root = tmp_path / "ModelNet40"
+    write(root / "big" / "train" / "big_0000.off", TETRAHEDRON.replace("1 0 0", "3.4028235e38 0 0", 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clouds, _, _ = load(root, tmp_path / "cache")
+    assert bool(np.isfinite(clouds).all()) and clouds[..., 0].max() > 1e37
+
+
+@pytest.mark.parametrize("corner", [1e39, np.inf, np.nan])
+def test_sampling_refuses_a_face_that_float32_cannot_hold(corner: float) -> None:
+    """A mesh from elsewhere than :func:`read_off`: its particles would be inf or NaN."""
+    mesh = trimesh.Trimesh([[0, 0, 0], [1, 0, 0], [0, corner, 0]], [[0, 1, 2]], process=False)
+    with warnings.catch_warnings(), pytest.raises(ValueError, match=r"^bad\.off has a face with the vertex "
+                                                                    r"coordinate (1e\+39|inf|nan); the point clouds "
+                                                                    r"are float32.*delete the file"):
+        warnings.simplefilter("error")
+        sample_surface(mesh, 5, np.random.default_rng(0), name="bad.off")
 
 
 @pytest.mark.parametrize(("text", "line", "message"), [
@@ -360,6 +397,88 @@ def test_a_failed_rebuild_leaves_the_cache_alone(folders: tuple) -> None:
     assert sorted(p.name for p in cache_dir.iterdir()) == [cache.name]
 
 
+@pytest.mark.parametrize("damage", ["truncated", "cut after the signature", "junk after the signature"])
+def test_a_damaged_cache_is_closed(folders: tuple, damage: str) -> None:
+    """numpy.load leaves its file open when the archive is damaged: the loader opens it itself."""
+    root, cache_dir, fresh = folders
+    cache = cache_path(cache_dir, "train", 16, 3)
+    good = cache.read_bytes()
+    cache.write_bytes({"truncated": good[:len(good) // 2], "cut after the signature": good[:10],
+                       "junk after the signature": good[:4] + bytes(200)}[damage])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert_same(load(root, cache_dir), fresh)
+        gc.collect()                                     # an unclosed file warns when it is collected
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+    assert [w.category for w in caught] == [UserWarning] and "cannot be read as an .npz" in str(caught[0].message)
+
+
+# --- the ModelNet40 folder and arguments ------------------------------------------------------------
+
+
+def test_an_overflowing_vertex_is_refused_and_never_cached(tmp_path: Path) -> None:
+    """Was: numpy's overflow warning, clouds with inf, a cache written with them and rebuilt on every call."""
+    root = write_modelnet(tmp_path / "ModelNet40")
+    bad = write(root / "tetra" / "train" / "tetra_0001.off", TETRAHEDRON.replace("1 0 0", "1e39 0 0", 1))
+    for _ in range(2):
+        with warnings.catch_warnings(), raises_at(bad, 4, r"expected a vertex .*found '1e39 0 0', whose 1e\+39 "
+                                                          r"overflows float32"):
+            warnings.simplefilter("error")
+            load(root, tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
+
+
+def test_class_folders_without_the_split_are_named(tmp_path: Path) -> None:
+    """A tree with train folders only, then one class without its test folder: the first missing
+    folder is named on one line (the test split used to drop that class, silently)."""
+    root = write_modelnet(tmp_path / "ModelNet40")
+    advice = re.escape(f"every class folder holds a train and a test folder, {modelnet.LAYOUT}. Extract "
+                       f"ModelNet40.zip ({modelnet.MODELNET_URL}) again, or remove the class folder {root / 'cube'}")
+    with pytest.raises(FileNotFoundError, match=f"^no folder {re.escape(str(root / 'cube' / 'test'))} "
+                                                rf"\(the first of 2 class folders without one\): {advice}$"):
+        load_modelnet40(root, "test", points=16, progress=False)
+    write(root / "tetra" / "test" / "tetra_0000.off", TETRAHEDRON)
+    with pytest.raises(FileNotFoundError, match=f"^no folder {re.escape(str(root / 'cube' / 'test'))}: {advice}$"):
+        load_modelnet40(root, "test", points=16, progress=False)
+    assert load(root, tmp_path / "cache")[2] == ["cube", "tetra"]             # the train split is whole
+
+
+def test_an_entry_named_off_that_is_a_folder(tmp_path: Path) -> None:
+    root = write_modelnet(tmp_path / "ModelNet40")
+    folder = root / "cube" / "train" / "x.off"
+    folder.mkdir()
+    with pytest.raises(ValueError, match=f"^{re.escape(str(folder))} is a folder, not an OFF mesh, but its name "
+                                         rf"ends in \.off; rename or move it out of "
+                                         f"{re.escape(str(folder.parent))}"):
+        load(root, tmp_path / "cache")
+
+
+def test_a_broken_symbolic_link(tmp_path: Path) -> None:
+    root = write_modelnet(tmp_path / "ModelNet40")
+    link = root / "tetra" / "train" / "tetra_0009.off"
+    link.symlink_to(tmp_path / "elsewhere" / "tetra_0009.off")
+    with pytest.raises(FileNotFoundError, match=f"^{re.escape(str(link))} is a symbolic link to "
+                                                f"{re.escape(str(tmp_path / 'elsewhere' / 'tetra_0009.off'))}, "
+                                                f"which does not exist .*delete the link"):
+        load(root, tmp_path / "cache")
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "3", None])
+def test_a_bad_seed_names_the_argument(tmp_path: Path, seed: object) -> None:
+    root = write_modelnet(tmp_path / "ModelNet40")
+    with pytest.raises(ValueError, match=f"^seed must be a non-negative integer .*, got {re.escape(repr(seed))}$"):
+        load_modelnet40(root, "train", points=16, seed=seed, cache_dir=tmp_path / "cache", progress=False)
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_numpy_integer_seed_is_that_seed(tmp_path: Path) -> None:
+    root = write_modelnet(tmp_path / "ModelNet40")
+    plain = load(root, tmp_path / "cache")
+    assert_same(load_modelnet40(root, "train", points=16, seed=np.int64(3), cache_dir=tmp_path / "other",
+                                progress=False), plain)
+    assert cache_path(tmp_path / "other", "train", 16, 3).is_file()
+
+
 # --- MNIST IDX files --------------------------------------------------------------------------------
 
 
@@ -379,11 +498,10 @@ def test_a_valid_gzipped_idx_file_reads(tmp_path: Path) -> None:
     np.testing.assert_allclose(load_mnist_idx(path), IMAGES / 255.0, rtol=1e-6)
 
 
-@pytest.mark.parametrize("damage", ["truncated", "cut header", "bad crc", "corrupt stream", "trailing junk"])
+@pytest.mark.parametrize("damage", ["bad crc", "corrupt stream", "trailing junk"])
 def test_a_damaged_gzip_names_the_file(tmp_path: Path, damage: str) -> None:
     good = gzip.compress(idx(IMAGES))
-    data = {"truncated": good[:len(good) // 2], "cut header": good[:5],
-            "bad crc": good[:-8] + bytes([good[-8] ^ 1]) + good[-7:],
+    data = {"bad crc": good[:-8] + bytes([good[-8] ^ 1]) + good[-7:],
             "corrupt stream": good[:12] + b"\xff" * 40 + good[52:],
             "trailing junk": good + b"junk"}[damage]
     path = tmp_path / "train-images-idx3-ubyte.gz"
@@ -392,6 +510,25 @@ def test_a_damaged_gzip_names_the_file(tmp_path: Path, damage: str) -> None:
                                          f"decompressed.*expected a complete gzipped") as caught:
         load_mnist_idx(path)
     assert isinstance(caught.value.__cause__, (OSError, EOFError, zlib.error))     # the original error, chained
+
+
+@pytest.mark.parametrize("kept", ["half", "nine tenths", "24 bytes", "5 bytes"])
+def test_a_truncated_gzip_says_what_it_holds_and_what_was_declared(tmp_path: Path, kept: str) -> None:
+    """Cut inside the pixels, inside the compressed IDX header or inside the gzip header: the error
+    names the file, the bytes its stream decompresses to and (once the IDX header is among them)
+    how many that header declares."""
+    good = gzip.compress(idx(IMAGES))
+    data = good[:{"half": len(good) // 2, "nine tenths": 9 * len(good) // 10, "24 bytes": 24, "5 bytes": 5}[kept]]
+    held = len(zlib.decompressobj(wbits=31).decompress(data))
+    path = tmp_path / "train-images-idx3-ubyte.gz"
+    path.write_bytes(data)
+    found = (f"{held} of the {16 + 3 * 784} bytes that its IDX header declares \\(3 images of 28x28 pixels\\)"
+             if held >= 16 else f"{held} bytes, not even the 16-byte IDX header")
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))} is a truncated gzip file: its {len(data)} bytes "
+                                         f"stop before the end of the compressed stream and decompress to {found}; "
+                                         f"expected a complete gzipped .*: fetch it again$") as caught:
+        load_mnist_idx(path)
+    assert isinstance(caught.value.__cause__, EOFError)
 
 
 def test_random_bytes_named_gz_name_the_file(tmp_path: Path) -> None:

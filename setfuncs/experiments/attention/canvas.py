@@ -23,6 +23,7 @@ edges at :math:`-1` and :math:`1`, ``align_corners=False``), where it is
 from __future__ import annotations
 
 import gzip
+import io
 import zlib
 from pathlib import Path
 from typing import NamedTuple
@@ -73,7 +74,8 @@ def load_mnist_idx(path: str | Path) -> np.ndarray:
 
     Raises FileNotFoundError for a missing file and ValueError for a file that cannot be read as an
     IDX image file (bad gzip, wrong magic number, sizes that do not match the data), both naming
-    the file and saying where to get MNIST.
+    the file and saying where to get MNIST; a truncated file's error says how many bytes the
+    header declares and how many there are (for a gzip file, how far its stream decompresses).
     """
     path = Path(path)
     if not path.is_file():
@@ -81,12 +83,7 @@ def load_mnist_idx(path: str | Path) -> np.ndarray:
                                 f"(gzipped or unpacked) and pass their path")
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as err:          # gzip.BadGzipFile is an OSError
-            raise ValueError(f"{path} starts like a gzip file but cannot be decompressed ({type(err).__name__}: "
-                             f"{err}); expected a complete gzipped *-images-idx3-ubyte from {MNIST_URL} "
-                             f"(the download is probably truncated: fetch it again)") from err
+        raw = _gunzip(path, raw)
     if len(raw) < 16:
         raise ValueError(f"{path} is too short ({len(raw)} bytes) for an IDX image file; expected MNIST's "
                          f"*-images-idx3-ubyte from {MNIST_URL}")
@@ -104,6 +101,46 @@ def load_mnist_idx(path: str | Path) -> np.ndarray:
                          f"fetch it again from {MNIST_URL}")
     pixels = np.frombuffer(raw, dtype=np.uint8, offset=16).reshape(count, rows, cols)
     return (pixels / 255.0).astype(np.float32)
+
+
+def _gunzip(path: Path, raw: bytes) -> bytes:
+    """The gzip file ``raw`` (read from ``path``) decompressed; a ValueError naming ``path`` if it
+    cannot be. A stream that stops early is a truncated download: the error says how many bytes
+    of the IDX file it holds, and how many the IDX header among them declares."""
+    try:
+        return gzip.decompress(raw)
+    except EOFError as err:
+        held = _decompressed_start(raw)
+        raise ValueError(f"{path} is a truncated gzip file: its {len(raw)} bytes stop before the end of the "
+                         f"compressed stream and decompress to {_held(held)}; expected a complete gzipped "
+                         f"*-images-idx3-ubyte from {MNIST_URL}: fetch it again") from err
+    except (OSError, zlib.error) as err:                           # gzip.BadGzipFile is an OSError
+        raise ValueError(f"{path} starts like a gzip file but cannot be decompressed ({type(err).__name__}: "
+                         f"{err}); expected a complete gzipped *-images-idx3-ubyte from {MNIST_URL} "
+                         f"(the download is probably damaged: fetch it again)") from err
+
+
+def _decompressed_start(raw: bytes) -> bytes:
+    """As much of the gzip stream ``raw`` as decompresses before it stops (or breaks)."""
+    held = bytearray()
+    with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+        try:
+            while chunk := stream.read1(1 << 16):
+                held += chunk
+        except (OSError, EOFError, zlib.error):
+            pass
+    return bytes(held)
+
+
+def _held(start: bytes) -> str:
+    """How many bytes of an IDX image file ``start`` holds, and of how many its 16-byte header
+    declares when ``start`` holds one, e.g. ``"186 of the 39216 bytes that its IDX header declares
+    (50 images of 28x28 pixels)"``."""
+    if len(start) < 16 or int.from_bytes(start[:4], "big") != IDX_IMAGES_MAGIC:
+        return f"{len(start)} bytes" + (", not even the 16-byte IDX header" if len(start) < 16 else "")
+    count, rows, cols = (int.from_bytes(start[i:i + 4], "big") for i in range(4, 16, 4))
+    return (f"{len(start)} of the {16 + count * rows * cols} bytes that its IDX header declares "
+            f"({count} images of {rows}x{cols} pixels)")
 
 
 def resize_digits(digits: np.ndarray, size: int) -> np.ndarray:

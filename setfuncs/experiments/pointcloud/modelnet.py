@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-import operator
+import numbers
 import os
 import re
 import secrets
@@ -37,7 +37,7 @@ import trimesh
 from tqdm.auto import tqdm
 
 from ..sweeps import positive_int
-from .surface import sample_surface
+from .surface import FLOAT32_OVERFLOW, sample_surface
 
 __all__ = ["SPLITS", "MODELNET_URL", "LAYOUT", "fix_off_header", "read_off", "mesh_files",
            "cache_path", "load_modelnet40"]
@@ -115,19 +115,25 @@ def _counts(path: Path, line: _Line) -> tuple[int, int]:
 
 
 def _vertex(path: Path, line: _Line) -> list[float]:
-    """The coordinates of a vertex line: exactly 3 finite numbers."""
+    """The coordinates of a vertex line: exactly 3 finite numbers that float32, the type of the
+    clouds, holds without overflow (``|x| < 3.4e38``,
+    :data:`~setfuncs.experiments.pointcloud.surface.FLOAT32_OVERFLOW`)."""
     try:
         coordinates = [float(field) for field in line[1].split()]
     except ValueError as err:
         raise _vertex_error(path, line) from err
     if len(coordinates) != 3 or not all(map(math.isfinite, coordinates)):
         raise _vertex_error(path, line)
+    too_large = [x for x in coordinates if abs(x) >= FLOAT32_OVERFLOW]
+    if too_large:
+        raise _vertex_error(path, line, f", whose {too_large[0]:g} overflows float32, the type of the point "
+                                        f"clouds (largest {float(np.finfo(np.float32).max):.4g})")
     return coordinates
 
 
-def _vertex_error(path: Path, line: _Line) -> ValueError:
-    """The error of a bad vertex line."""
-    return _off_error(path, line[0], f"expected a vertex 'x y z' (3 finite numbers), found {_shown(line[1])}")
+def _vertex_error(path: Path, line: _Line, why: str = "") -> ValueError:
+    """The error of a bad vertex line; ``why`` follows the line's text."""
+    return _off_error(path, line[0], f"expected a vertex 'x y z' (3 finite numbers), found {_shown(line[1])}{why}")
 
 
 def _face(path: Path, line: _Line, n_vertices: int) -> list[int]:
@@ -209,10 +215,11 @@ def read_off(path: str | os.PathLike) -> trimesh.Trimesh:
 
     What is checked: the file is ASCII text; its first line with data is ``OFF`` (the counts may
     follow on the same line, as in some ModelNet40 files); the counts are 2 or 3 non-negative
-    integers; every vertex line is 3 finite numbers; every face line is ``k i1 ... ik`` with
-    ``k >= 3`` and ``k`` integer indices in ``[0, n_vertices)`` (and at most 4 colour numbers
-    after them); the file holds exactly the declared numbers of vertex and face lines. Blank lines
-    and ``#`` comments are skipped. Polygons are split into triangles as trimesh's OFF reader does
+    integers; every vertex line is 3 finite numbers of float32's range (``|x| < 3.4e38``: the
+    clouds are float32); every face line is ``k i1 ... ik`` with ``k >= 3`` and ``k`` integer
+    indices in ``[0, n_vertices)`` (and at most 4 colour numbers after them); the file holds
+    exactly the declared numbers of vertex and face lines. Blank lines and ``#`` comments are
+    skipped. Polygons are split into triangles as trimesh's OFF reader does
     (:func:`trimesh.geometry.triangulate_quads`: triangles first, then quads, then fans).
 
     Raises ValueError naming the file, the 1-based line (where there is one) and what was expected,
@@ -234,8 +241,14 @@ def read_off(path: str | os.PathLike) -> trimesh.Trimesh:
 def mesh_files(root: str | os.PathLike, split: str = "train") -> tuple[list[Path], np.ndarray, list[str]]:
     """The ``.off`` files of one split in sorted order, their labels and the sorted class names.
 
-    Raises FileNotFoundError if ``root`` is missing, holds no class folder with a ``split``
-    subfolder, or a class's split folder holds no ``.off`` file; ValueError for an unknown split.
+    A class folder is a folder of ``root`` that holds a ``train`` or a ``test`` folder; every class
+    folder must hold both, so that both splits have the same classes and labels.
+
+    Raises FileNotFoundError if ``root`` is missing or holds no class folder, if a class folder
+    lacks its ``split`` folder (the message names the first one missing), if a class's split folder
+    holds no ``.off`` file, or if a ``.off`` entry is a broken symbolic link; ValueError for an
+    unknown split or a ``.off`` entry that is not a file (e.g. a folder). Every message names the
+    path and says what to do.
     """
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
@@ -245,20 +258,42 @@ def mesh_files(root: str | os.PathLike, split: str = "train") -> tuple[list[Path
             f"no ModelNet40 folder at {root}. Download ModelNet40.zip from the Princeton ModelNet "
             f"page, {MODELNET_URL}, unzip it and pass the folder that holds one folder per class: "
             f"{LAYOUT}")
-    classes = sorted(d.name for d in root.iterdir() if (d / split).is_dir())
+    classes = sorted(d.name for d in root.iterdir() if any((d / s).is_dir() for s in SPLITS))
     if not classes:
         raise FileNotFoundError(
             f"{root} holds no class folder with a '{split}' subfolder; expected {LAYOUT} "
             f"(pass the folder that contains the class folders, e.g. .../ModelNet40)")
+    missing = [root / name / split for name in classes if not (root / name / split).is_dir()]
+    if missing:
+        others = f" (the first of {len(missing)} class folders without one)" if len(missing) > 1 else ""
+        raise FileNotFoundError(
+            f"no folder {missing[0]}{others}: every class folder holds a train and a test folder, "
+            f"{LAYOUT}. Extract ModelNet40.zip ({MODELNET_URL}) again, or remove the class folder "
+            f"{missing[0].parent}")
     files, labels = [], []
     for label, name in enumerate(classes):
         found = sorted((root / name / split).glob("*.off"))
         if not found:
             raise FileNotFoundError(f"{root / name / split} holds no .off mesh; expected {LAYOUT}. "
                                     f"Extract ModelNet40.zip again, or remove the folder {root / name}")
+        for path in found:
+            _check_mesh_entry(path)
         files += found
         labels += [label] * len(found)
     return files, np.array(labels, dtype=np.int64), classes
+
+
+def _check_mesh_entry(path: Path) -> None:
+    """A FileNotFoundError if the ``.off`` entry ``path`` is a symbolic link to nothing, a
+    ValueError if it is not a file (a folder, a device, ...); both name it and say what to do."""
+    if path.is_file():
+        return
+    if path.is_symlink():
+        raise FileNotFoundError(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist (or "
+                                f"cannot be followed); restore the mesh it points to, or delete the link")
+    kind = "a folder" if path.is_dir() else "not a regular file"
+    raise ValueError(f"{path} is {kind}, not an OFF mesh, but its name ends in .off; rename or move it out "
+                     f"of {path.parent} (which should hold only the meshes, {LAYOUT})")
 
 
 def cache_path(cache_dir: str | os.PathLike, split: str, points: int, seed: int) -> Path:
@@ -274,8 +309,7 @@ def _manifest(root: Path, files: list[Path], split: str, points: int, seed: int)
     for path in files:
         stat = path.stat()
         meshes.append([path.relative_to(root).as_posix(), stat.st_size, stat.st_mtime_ns])
-    return {"format": _CACHE_FORMAT, "split": split, "points": points, "seed": operator.index(seed),
-            "meshes": meshes}
+    return {"format": _CACHE_FORMAT, "split": split, "points": points, "seed": seed, "meshes": meshes}
 
 
 def _manifest_change(stored: object, today: dict) -> str:
@@ -349,17 +383,19 @@ def _read_cache(cache: Path, today: dict, labels: np.ndarray, classes: list[str]
                 ) -> tuple[np.ndarray | None, str | None]:
     """``(clouds, None)`` from ``cache`` if it passes :func:`_cache_problem` and
     :func:`_clouds_problem`, else ``(None, why not)``. It is loaded with ``allow_pickle=False``; a
-    file that is not a zip archive, or cannot be read as one, is a reason too."""
+    file that is not a zip archive, or cannot be read as one, is a reason too. The file is opened
+    here, not by :func:`numpy.load`, which leaves its own handle open when the archive is damaged."""
     with open(cache, "rb") as file:
         start = file.read(len(_ZIP_STARTS[0]))
-    if start not in _ZIP_STARTS:
-        return None, f"is not an .npz (zip) archive: it starts with {start!r}"
-    try:
-        with np.load(cache, allow_pickle=False) as stored:
-            problem = _cache_problem(stored, today, labels, classes)
-            clouds = None if problem else stored["clouds"]
-    except _UNREADABLE as err:
-        return None, f"cannot be read as an .npz archive ({type(err).__name__}: {err})"
+        if start not in _ZIP_STARTS:
+            return None, f"is not an .npz (zip) archive: it starts with {start!r}"
+        file.seek(0)
+        try:
+            with np.load(file, allow_pickle=False) as stored:
+                problem = _cache_problem(stored, today, labels, classes)
+                clouds = None if problem else stored["clouds"]
+        except _UNREADABLE as err:
+            return None, f"cannot be read as an .npz archive ({type(err).__name__}: {err})"
     problem = problem or _clouds_problem(clouds, (len(labels), today["points"], 3))
     return (None, problem) if problem else (clouds, None)
 
@@ -387,7 +423,8 @@ def load_modelnet40(root: str | os.PathLike, split: str = "train", points: int =
         root: the folder of the official layout, ``<root>/<class>/{train,test}/*.off``.
         split: ``"train"`` or ``"test"``.
         points: particles per cloud, uniform on each mesh's surface.
-        seed: mesh ``i`` (in sorted file order) is sampled with ``numpy.random.default_rng([seed, i])``.
+        seed: a non-negative integer; mesh ``i`` (in sorted file order) is sampled with
+            ``numpy.random.default_rng([seed, i])``.
         cache_dir: where the ``.npz`` cache lives (default: ``root``), one file per
             ``(split, points, seed)`` (:func:`cache_path`).
         progress: a tqdm bar while meshes are parsed.
@@ -402,10 +439,15 @@ def load_modelnet40(root: str | os.PathLike, split: str = "train", points: int =
     in the same folder and moved over the old one (``os.replace``), so a reader never sees half a
     cache. Only a damaged or stale cache is replaced; a mesh that cannot be read leaves it as it is.
 
-    Raises FileNotFoundError for a missing or empty folder and ValueError for a mesh that cannot
-    be read (:func:`read_off`) or has zero surface area (both name the file).
+    Raises FileNotFoundError and ValueError for a folder that does not have the layout
+    (:func:`mesh_files`), ValueError for a mesh that cannot be read (:func:`read_off`) or has zero
+    surface area (both name the file), and ValueError for a bad ``split``, ``points`` or ``seed``.
     """
     positive_int("points", points)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer (mesh i is sampled with "
+                         f"numpy.random.default_rng([seed, i])), got {seed!r}")
+    seed = int(seed)
     files, labels, classes = mesh_files(root, split)
     manifest = _manifest(Path(root), files, split, points, seed)
     cache = cache_path(root if cache_dir is None else cache_dir, split, points, seed)
