@@ -67,3 +67,30 @@ def slow_for(spec: str, seed: int, slow_spec: str, seconds: float) -> dict:
     """A run that takes ``seconds`` for the spec ``slow_spec`` and a few milliseconds for the others."""
     time.sleep(seconds if spec == slow_spec else 0.01)
     return record(spec, seed)
+
+
+def observed_sweep(out: str, phases: str, start_delay: float) -> None:
+    """Run a probe sweep of 6 runs of 0.5 s into ``out`` through the command line's ending
+    (:func:`~setfuncs.experiments.cli.run_sweep_command`: its message and exit status) on a local
+    cluster whose phases a test can see and time: ``phases`` is a file that says ``starting`` when
+    the cluster's start-up begins (which then takes ``start_delay`` seconds longer, so that a
+    signal sent on seeing it lands in the start-up) and ``closing`` when the cluster starts to close."""
+    import distributed
+
+    from setfuncs.experiments.cli import run_sweep_command
+    from setfuncs.experiments.engine import Engine, run_sweep
+
+    class ObservedCluster(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs) -> None:
+            Path(phases).write_text("starting")
+            time.sleep(start_delay)
+            super().__init__(*args, **kwargs)
+
+        def close(self, *args, **kwargs):
+            Path(phases).write_text("closing")
+            return super().close(*args, **kwargs)
+
+    distributed.LocalCluster = ObservedCluster
+    specs = ["a", "b", "c"]
+    run_sweep_command(lambda: run_sweep(slow, tasks(specs, 2, 0.5), out, header(specs, 2), IDENTITY, Engine(jobs=2),
+                                        progress=False), Path(out))

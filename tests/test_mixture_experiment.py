@@ -165,8 +165,9 @@ def test_command_line(tmp_path: Path, capsys) -> None:
     assert "median peak" in capsys.readouterr().out
     circle = tmp_path / "circle.json"
     circle.write_text(json.dumps({"experiment": "minimal_enclosing_circle", "runs": []}))
-    with pytest.raises(ValueError, match="minimal_enclosing_circle"):
+    with pytest.raises(SystemExit) as stopped:
         main(["table", str(circle)])
+    assert stopped.value.code == 2 and "minimal_enclosing_circle" in capsys.readouterr().err
     for argv in (["sweep", "--budget", "quick", "--runs", "0", "--out", "x.json"],
                  ["sweep", "--budget", "huge", "--runs", "1", "--out", "x.json"],
                  ["sweep", "--budget", "quick", "--runs", "1", "--out", "x.json", "--configurations", "max/sum"],

@@ -239,8 +239,9 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert not (tmp_path / "x.json").exists()
     other = tmp_path / "mixture.json"
     other.write_text(json.dumps({"experiment": "gmm_mixture_weights", "runs": []}))
-    with pytest.raises(ValueError, match="not 'point_cloud_classification'"):
+    with pytest.raises(SystemExit) as stopped:
         main(["table", str(other)])
+    assert stopped.value.code == 2 and "not 'point_cloud_classification'" in capsys.readouterr().err
 
 
 def test_command_line_sweep(tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,15 +3,20 @@
 Every experiment's ``load_results`` (what the chapters call) and its ``table`` command read a sweep's
 results file through :func:`~setfuncs.experiments.results.load_sweep`: an empty, truncated or binary
 file, another experiment's file, a file without a header key or a run's key, and a file without runs
-are each a ValueError that names the file. :meth:`~setfuncs.experiments.resultsfile.SweepFile.write`
-writes NaN and infinities as ``null`` named in ``non_finite``, and the readers turn them back.
+are each a ValueError that names the file, which the ``table`` command prints as one ``error:`` line
+before it exits with status 2 (as it does for a ``--paper`` that is not the paper's numbers).
+:func:`~setfuncs.experiments.results.results_file` says what is wrong with the name it is given.
+:meth:`~setfuncs.experiments.resultsfile.SweepFile.write` writes NaN and infinities as ``null`` named
+in ``non_finite``, and the readers turn them back.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
+from contextlib import redirect_stderr
 from pathlib import Path
 from typing import Callable
 
@@ -23,7 +28,8 @@ from setfuncs.experiments.attention.__main__ import main as attention_main
 from setfuncs.experiments.circle.__main__ import main as circle_main
 from setfuncs.experiments.mixture.__main__ import main as mixture_main
 from setfuncs.experiments.pointcloud.__main__ import main as pointcloud_main
-from setfuncs.experiments.results import HEADER_KEYS, load_paper
+from setfuncs.experiments import results as results_module
+from setfuncs.experiments.results import HEADER_KEYS, PAPER_RESULTS, load_paper, results_file
 from setfuncs.experiments.resultsfile import NON_FINITE, SweepFile, replace_non_finite, restore_non_finite
 
 
@@ -61,22 +67,31 @@ RUN_KEYS = {"circle": circle.RUN_SCHEMA.keys, "mixture": mixture.RUN_SCHEMA.keys
 EXPERIMENTS = list(VALID)
 
 
-def _readers(name: str) -> list[Callable[[Path], object]]:
-    """The experiment's two readers of a results file: ``load_results`` and the ``table`` command."""
-    return [LOADERS[name], lambda path: MAINS[name](["table", str(path)])]
-
-
 def _valid(name: str) -> dict:
     header, run = VALID[name]
     return json.loads(json.dumps({**header, "runs": [run]}))
 
 
+def _table_error(name: str, *argv: str) -> str:
+    """The one line ``python -m setfuncs.experiments.<name> table ARGV`` prints on stderr, an
+    ``error:`` line, before it exits with status 2 (no traceback)."""
+    stderr = io.StringIO()
+    with redirect_stderr(stderr), pytest.raises(SystemExit) as stopped:
+        MAINS[name](["table", *argv])
+    assert stopped.value.code == 2, stderr.getvalue()
+    (line,) = stderr.getvalue().splitlines()
+    assert line.startswith("error: "), line
+    return line
+
+
 def _refused(name: str, path: Path, match: str) -> None:
-    """Both readers of ``name`` refuse ``path`` with a ValueError that names it and matches ``match``."""
-    for read in _readers(name):
-        with pytest.raises(ValueError, match=match) as refused:
-            read(path)
-        assert str(path) in str(refused.value)
+    """Both readers of ``name`` refuse ``path`` naming it: ``load_results`` with a ValueError that
+    matches ``match``, the ``table`` command with one ``error:`` line that does."""
+    with pytest.raises(ValueError, match=match) as refused:
+        LOADERS[name](path)
+    assert str(path) in str(refused.value)
+    line = _table_error(name, str(path))
+    assert re.search(match, line) and str(path) in line, line
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
@@ -182,6 +197,41 @@ def test_the_papers_numbers_are_read_by_name_too(tmp_path: Path) -> None:
     path.write_text('{"provenance": {}, "paper": {')
     with pytest.raises(ValueError, match=f"{path} is not a JSON results file .*copy_paper_results"):
         load_paper(path)
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_the_table_command_refuses_a_paper_file_that_is_not_the_papers(name: str, tmp_path: Path) -> None:
+    """``--paper`` given a sweep's results file (any experiment's), a truncated file or an empty one:
+    one ``error:`` line naming it, exit status 2, before any table is printed."""
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(_valid(name)))
+    sweep = tmp_path / "mixture.json"
+    sweep.write_text(json.dumps(_valid("mixture")))
+    truncated, empty = tmp_path / "truncated.json", tmp_path / "empty.json"
+    truncated.write_text('{"provenance": {}, "paper": {')
+    empty.write_text("")
+    for paper, says in ((sweep, "is a sweep's results file (experiment 'gmm_mixture_weights'), not the copy of the "
+                                "paper's numbers"),
+                        (truncated, "is not a JSON results file (invalid or truncated JSON"),
+                        (empty, "is not a JSON results file (the file is empty)")):
+        line = _table_error(name, str(results), "--paper", str(paper))
+        assert line.startswith(f"error: {paper} {says}") and f"pass results/{PAPER_RESULTS}" in line, line
+
+
+def test_results_file_names_what_is_wrong_with_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``results_file("")`` says the name is empty (it is not that ``results/`` is missing), a folder
+    is named as one, and a missing file as missing."""
+    monkeypatch.setattr(results_module, "RESULTS_DIR", tmp_path)
+    (tmp_path / "probes").mkdir()
+    (tmp_path / "circle.json").write_text("{}")
+    with pytest.raises(ValueError, match=re.escape("results_file(name): name is empty; pass the name of a file in")):
+        results_file("")
+    folder = re.escape(f"results_file(name): 'probes' names the folder {tmp_path / 'probes'}")
+    with pytest.raises(ValueError, match=folder):
+        results_file("probes")
+    with pytest.raises(FileNotFoundError, match=re.escape(f"{tmp_path / 'nothing.json'} does not exist")):
+        results_file("nothing.json")
+    assert results_file("circle.json") == tmp_path / "circle.json"
 
 
 # --- strict JSON ----------------------------------------------------------------------------------------

@@ -3,16 +3,20 @@
 Probe runs (``tests/sweep_tasks.py``) exercise :func:`~setfuncs.experiments.engine.run_sweep` with
 runs that succeed, raise, or kill their worker; the circle experiment's command line is driven in
 a subprocess for what a user does: a quick sweep, Ctrl-C, the same command again, a second sweep on
-a locked file, a file of another budget.
+a locked file (or on a link to it), a file of another budget; a probe sweep whose cluster's phases
+are observable (``sweep_tasks.observed_sweep``) takes Ctrl-C and SIGTERM while its cluster starts
+and while it closes.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -147,10 +151,15 @@ def interrupt_midway(out: Path, signum: int) -> tuple[list[dict], str]:
     assert f"kept {len(before)} of 6 runs in {out}; run the same command to resume" in stderr
     assert "Traceback" not in stderr and "leaked" not in stderr, stderr      # no semaphore left by a worker
     assert all("failure" not in run for run in before), "a run stopped by the signal is not a failed run"
-    group = [p for p in psutil.process_iter(["status"]) if _in_group(p, sweep.pid)]
-    _, alive = psutil.wait_procs(group, timeout=10)          # a worker may still be on its way out
-    assert [p for p in alive if _in_group(p, sweep.pid)] == [], "no worker outlives an interrupted sweep"
+    assert_no_process_left(sweep.pid)
     return before, stderr
+
+
+def assert_no_process_left(group: int) -> None:
+    """No process of the process group ``group`` (a sweep's, its workers') outlives it."""
+    found = [p for p in psutil.process_iter(["status"]) if _in_group(p, group)]
+    _, alive = psutil.wait_procs(found, timeout=10)          # a worker may still be on its way out
+    assert [p for p in alive if _in_group(p, group)] == [], "no worker outlives an interrupted sweep"
 
 
 def test_an_interrupted_sweep_resumes_with_its_runs_unchanged(tmp_path: Path) -> None:
@@ -257,6 +266,76 @@ def test_a_second_sweep_on_a_locked_file_is_refused_with_the_writers_pid(tmp_pat
         assert file.previous is None
 
 
+def test_a_link_is_the_file_it_points_to(tmp_path: Path) -> None:
+    """``--out b.json``, a symbolic link to the ``a.json`` a sweep is writing, is refused naming that
+    sweep (the lock is the resolved file's); a sweep through the link resumes and replaces the
+    target, and restarts it, and the link stays a link."""
+    real, link = tmp_path / "a.json", tmp_path / "b.json"
+    link.symlink_to(real.name)
+    target = Path(os.path.realpath(real))
+    first, second, third = (sweep_tasks.record(spec, seed) for spec, seed in (("a", 0), ("a", 1), ("b", 0)))
+    with SweepFile(real, IDENTITY) as file:
+        file.write({"identity": IDENTITY, "runs": [first]})
+        with pytest.raises(SweepLocked, match=re.escape(f"{link} (a link to {target}) is being written by another "
+                                                        f"sweep (pid {os.getpid()} on ")):
+            with SweepFile(link, IDENTITY):
+                pass
+        done = subprocess.run(circle_command(link), capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and f"error: {link} (a link to {target}) is being written by another sweep (pid " \
+        f"{os.getpid()} on " in done.stderr, done.stderr
+    with SweepFile(link, IDENTITY) as file:
+        assert file.previous["runs"] == [first]
+        file.write({"identity": IDENTITY, "runs": [first, second]})
+        with pytest.raises(SweepLocked, match=f"{real} is being written by another sweep"):
+            with SweepFile(real, IDENTITY):
+                pass
+    assert link.is_symlink() and os.readlink(link) == "a.json"
+    assert json.loads(real.read_text())["runs"] == [first, second]
+    with SweepFile(link, IDENTITY, restart=True) as file:           # the target is moved aside, not the link
+        assert file.previous is None and file.backup.name.startswith("a.json.")
+        file.write({"identity": IDENTITY, "runs": [third]})
+    assert link.is_symlink() and json.loads(real.read_text())["runs"] == [third]
+    assert json.loads(file.backup.read_text())["runs"] == [first, second]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["a.json", "a.json.lock", file.backup.name, "b.json"])
+
+
+def test_a_killed_writers_temporary_files_are_removed_and_nothing_else(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write killed midway leaves ``.<file>.XXXXXXXX.tmp``; the next writer of the file removes it once it
+    holds the lock, and nothing else: not another file's, not another name, not a folder or a link, not
+    while another writer holds the lock."""
+    out = tmp_path / "p.json"
+    stale = [Path(tempfile.mkstemp(dir=tmp_path, prefix=".p.json.", suffix=".tmp")[1]) for _ in range(2)]
+    other = tmp_path / "other"
+    other.mkdir()
+    kept = [tmp_path / name for name in (".p.json.abc.tmp", "p.json.abcdefgh.tmp", ".q.json.abcdefgh.tmp",
+                                          ".p.json.abcdefgh.tmp.bak", ".p.json.ABCDEFGH.tmp", ".xp.json.abcdefgh.tmp")]
+    for path in kept:
+        path.write_text("not a sweep's temporary file")
+    (tmp_path / ".p.json.folder00.tmp").mkdir()
+    (tmp_path / ".p.json.linklink.tmp").symlink_to(other)
+    kept += [tmp_path / ".p.json.folder00.tmp", tmp_path / ".p.json.linklink.tmp", other]
+    with SweepFile(out, IDENTITY) as file:
+        assert not any(path.exists() for path in stale) and all(path.exists() for path in kept)
+        live = Path(tempfile.mkstemp(dir=tmp_path, prefix=".p.json.", suffix=".tmp")[1])
+        with pytest.raises(SweepLocked):
+            with SweepFile(out, IDENTITY):                            # refused: the writer's files are its own
+                pass
+        assert live.exists()
+        replaced = []
+        real_replace = os.replace
+        monkeypatch.setattr(os, "replace", lambda source, target: (replaced.append(Path(source).name),
+                                                                   real_replace(source, target)))
+        file.write({"identity": IDENTITY, "runs": []})
+        assert file._temporary_name().fullmatch(replaced[0]), replaced      # the pattern is the one write uses
+    live.unlink()
+    if os.geteuid() == 0:                                              # another user's file of that name is kept
+        foreign = Path(tempfile.mkstemp(dir=tmp_path, prefix=".p.json.", suffix=".tmp")[1])
+        os.chown(foreign, 12345, 12345)
+        with SweepFile(out, IDENTITY):
+            assert foreign.exists()
+
+
 def test_a_write_is_atomic_and_leaves_no_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "p.json"
     with SweepFile(out, IDENTITY) as file:
@@ -304,6 +383,68 @@ def test_a_disk_that_fills_mid_sweep_keeps_every_run_written(tmp_path: Path, mon
     with pytest.raises(SweepWriteError, match="No space left"):
         probe_sweep(sweep_tasks.slow, out, ["a", "b", "c"], 2, 0.3)
     assert len(runs_in(out)) == 2
+
+
+# --- signals at any moment ----------------------------------------------------------------------------
+
+def observed_sweep_command(out: Path, phases: Path, start_delay: float) -> list[str]:
+    """``sweep_tasks.observed_sweep`` as a terminal's foreground job runs it (Ctrl-C at its default,
+    see :func:`in_a_terminal`)."""
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            f"sys.path.insert(0, {str(Path(__file__).parent)!r}); import sweep_tasks; "
+            f"sweep_tasks.observed_sweep({str(out)!r}, {str(phases)!r}, {start_delay!r})")
+    return [sys.executable, "-c", code]
+
+
+def wait_for_phase(phases: Path, phase: str, sweep: subprocess.Popen) -> None:
+    """Wait until the observed sweep's cluster is in ``phase`` (``starting``, ``closing``)."""
+    deadline = time.monotonic() + 240
+    while not phases.exists() or phases.read_text() != phase:
+        assert sweep.poll() is None, f"the sweep ended before its cluster was {phase}: {sweep.communicate()}"
+        assert time.monotonic() < deadline, f"the sweep's cluster was never {phase}"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("signum, first, second", [
+    (signal.SIGINT, "starting", "1 s later"), (signal.SIGTERM, "starting", "closing"),
+    (signal.SIGINT, "running", "closing")], ids=["ctrl-c twice at start-up", "sigterm at start-up, again at closing",
+                                                "ctrl-c midway, again at closing"])
+def test_a_signal_at_start_up_or_a_second_one_stops_the_sweep_cleanly(signum: int, first: str, second: str,
+                                                                       tmp_path: Path) -> None:
+    """Ctrl-C or SIGTERM to the whole process group while the cluster starts (workers half started)
+    stops the sweep as one midway does: the "kept" line and nothing else (no traceback from the
+    client or a worker), exit 130, the sitting closed as interrupted with its wall time, no process
+    left. A second signal, 1 s after one at start-up (the workers starting) or while the cluster
+    closes after one at start-up or midway, changes nothing, and the stop it lands in ends within
+    seconds (it was a traceback from ``cluster.close``)."""
+    out, phases = tmp_path / "p.json", tmp_path / "phases"
+    sweep = subprocess.Popen(observed_sweep_command(out, phases, 0.2), cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    wait_for_phase(phases, "starting", sweep)
+    if first == "running":
+        while len(runs_in(out)) < 2:
+            assert sweep.poll() is None, sweep.communicate()
+            time.sleep(0.05)
+    os.killpg(sweep.pid, signum)
+    if second == "1 s later":
+        time.sleep(1.0)
+    else:
+        wait_for_phase(phases, "closing", sweep)
+    again = time.monotonic()
+    os.killpg(sweep.pid, signum)
+    _, stderr = sweep.communicate(timeout=180)
+    stopped = time.monotonic() - again
+    assert sweep.returncode == 130, stderr
+    results = json.loads(out.read_text())
+    kept = len(results["runs"])
+    assert stderr.strip() == f"interrupted: kept {kept} of 6 runs in {out}; run the same command to resume", stderr
+    assert (kept == 0) == (first == "starting") and kept < 6
+    (sitting,) = results["sittings"]
+    assert sitting["ended"] == "interrupted" and sitting["finished"] is not None and sitting["wall_seconds"] > 0
+    assert results["wall_seconds"] == sitting["wall_seconds"] and sitting["runs_added"] == kept
+    if second == "closing":
+        assert stopped < 15, f"the stop took {stopped:.1f} s after the second signal"
+    assert_no_process_left(sweep.pid)
 
 
 # --- faults ---------------------------------------------------------------------------------------------

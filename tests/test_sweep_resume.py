@@ -5,13 +5,16 @@ before a run is kept, counted or trained again: a duplicated run, a seed that is
 int, a run that is not a record, a spec that is not a string, and a header whose ``seeds``,
 ``configurations`` or ``sittings`` are not lists are each a
 :class:`~setfuncs.experiments.resultsfile.SweepFileError` that names the file, the run and the field
-and says the fix (``--restart``), and the command line prints it as one ``error:`` line. No cluster
-starts for a refused file, so these tests run without Dask.
+and says the fix (``--restart``), and the command line prints it as one ``error:`` line. A write that
+fails (a full disk) says what is true of the file: it keeps every run written before, or, when there
+was none, no file was written. No cluster starts for a refused file or a first write that fails, so
+these tests run without Dask.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -141,3 +144,52 @@ def test_the_command_line_says_why_in_one_line(tmp_path: Path, capsys: pytest.Ca
     assert stopped.value.code == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"error: {out}: seeds is '01'") and line.endswith("or choose another --out")
+
+
+def _full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every write from here on fails as on a full disk, when its temporary file is renamed over the
+    file (moving a file aside, which takes no space, works)."""
+    real = os.replace
+
+    def replace(source: str, target: str) -> None:
+        if str(source).endswith(".tmp"):
+            raise OSError(28, "No space left on device")
+        real(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+
+
+@pytest.mark.parametrize("earlier", [False, True], ids=["no file yet", "a file to resume"])
+def test_a_full_disk_says_what_the_file_still_holds(earlier: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The first write fails: with no file before, none was written (it does not keep "every run written
+    before"); with one to resume, it keeps its runs, byte for byte. One ``error:`` line, exit 1, and no
+    temporary file left."""
+    out = tmp_path / "p.json"
+    if earlier:
+        out.write_text(json.dumps(written()))
+    before = out.read_bytes() if earlier else None
+    _full_disk(monkeypatch)
+    with pytest.raises(SystemExit) as stopped:
+        run_sweep_command(lambda: resume(out), out)
+    assert stopped.value.code == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    holds = ("the file keeps every run written before: free disk space (or make the folder writable), then run "
+             "the same command to resume" if earlier else
+             "no file was written: free disk space (or make the folder writable), then run the same command again")
+    assert line == f"error: cannot write {out}: No space left on device; {holds}"
+    assert (out.read_bytes() if out.exists() else None) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["p.json", "p.json.lock"] if earlier else ["p.json.lock"])
+
+
+def test_a_full_disk_after_a_restart_says_where_the_earlier_file_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "p.json"
+    out.write_text(json.dumps(written()))
+    _full_disk(monkeypatch)
+    with pytest.raises(SystemExit):
+        run_sweep_command(lambda: resume(out, restart=True), out)
+    (backup,) = tmp_path.glob("p.json.*.bak")
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: cannot write {out}: No space left on device; no file was written (the earlier "
+                           f"file is at {backup}): ")

@@ -10,6 +10,7 @@ results file and ``--paper`` are here, once.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,12 +18,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .engine import DeviceError, Engine, SweepInterrupted
 from .findings import VARIANT_TITLES, Finding, format_findings
+from .results import load_paper
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
 from .sweeps import all_configurations, spec_of
 
-__all__ = ["SPECS", "parse_positive_int", "existing_file", "add_sweep_command", "add_bootstrap_arguments",
-           "engine_of", "run_sweep_command", "load_checked", "print_findings", "SweepCommand", "TableCommand",
-           "CommandLine"]
+__all__ = ["SPECS", "parse_positive_int", "existing_file", "results_path", "add_sweep_command",
+           "add_bootstrap_arguments", "engine_of", "run_sweep_command", "load_checked", "print_findings",
+           "SweepCommand", "TableCommand", "CommandLine"]
 
 #: The 56 model specs a circle or mixture sweep can run: the paper's 36 and the 20 with log-mean-exp.
 SPECS = [spec_of(*c) for c in all_configurations()]
@@ -40,10 +42,27 @@ def parse_positive_int(text: str) -> int:
 
 
 def existing_file(text: str) -> Path:
-    """An argparse type: the path of a file that exists."""
+    """An argparse type: the path of a file that exists (not empty, not a folder)."""
     path = Path(text)
+    if not text:
+        raise argparse.ArgumentTypeError("the name is empty; pass the path of a JSON file")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; pass the path of a JSON file")
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"no such file: {text}")
+    return path
+
+
+def results_path(text: str) -> Path:
+    """An argparse type for ``--out``: the path of a JSON file to write (it and its folder may not
+    exist yet); an empty or blank name and a folder (one that exists, or a name ending in ``/``) are
+    refused, naming the fix."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the name is empty; pass the path of a JSON file, e.g. results/sweep.json")
+    path = Path(text)
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text} is a folder; pass the path of a JSON file in it, e.g. "
+                                         f"{path / 'sweep.json'}")
     return path
 
 
@@ -63,13 +82,14 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                     f"write one JSON file with provenance (command, git commit, budget, seeds, versions, "
                     f"hardware, timings) after every finished run. Running the same command again "
                     f"resumes the sweep: the runs in --out are kept and only the missing ones train.",
-        epilog="Ctrl-C stops the sweep within seconds and keeps the finished runs. Exit status: 0 when "
-               "every run finished, 1 when a run failed (its error and traceback are in the file; the "
-               "same command retries it) or the file could not be written, 2 for a bad argument, a "
+        epilog="Ctrl-C (or SIGTERM) stops the sweep and keeps the finished runs: within seconds, or once the "
+               "cluster has started if it comes during the start-up; pressing it again changes nothing. Exit "
+               "status: 0 when every run finished, 1 when a run failed (its error and traceback are in the "
+               "file; the same command retries it) or the file could not be written, 2 for a bad argument, a "
                "file that cannot be resumed or one another sweep is writing, 130 when interrupted.")
     run.add_argument("--budget", choices=budgets, required=True, help=budget_help)
     run.add_argument("--runs", type=parse_positive_int, required=True, help=runs_help)
-    run.add_argument("--out", type=Path, required=True,
+    run.add_argument("--out", type=results_path, required=True,
                      help="the JSON results file; resumed when it holds runs of the same experiment and budget")
     run.add_argument("--configurations", nargs="+", choices=list(specs), metavar="SPEC",
                      help=f"only these model specs, e.g. max/max r-lse/r-lse (default: all {len(specs)})")
@@ -125,7 +145,7 @@ def run_sweep_command(run: Callable[[], dict], out: Path) -> None:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     except SweepWriteError as err:
-        print(f"error: {err}; the file keeps every run written before", file=sys.stderr)
+        print(f"error: {err.strerror}", file=sys.stderr)          # it says what the file still holds
         sys.exit(1)
     sitting = results["sittings"][-1]
     print(f"{len(results['runs'])} runs in {results['wall_seconds']:.0f} s -> {out} "
@@ -237,7 +257,9 @@ class CommandLine:
         sweep.arguments(run)
         table = self.table
         show = commands.add_parser("table", aliases=list(table.aliases), help=table.help,
-                                   description=table.description)
+                                   description=table.description,
+                                   epilog="Exit status: 0, or 2 for a bad argument or a RESULTS or --paper file "
+                                          "that cannot be read (one line says which and why).")
         show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")
         show.add_argument("--paper", type=existing_file, help=table.paper_help)
         table.arguments(show)
@@ -245,7 +267,7 @@ class CommandLine:
 
     def main(self, argv: list[str] | None = None) -> None:
         """Parse ``argv`` (default: ``sys.argv[1:]``) and run the sweep (:func:`run_sweep_command`)
-        or print the tables of a results file (:func:`load_checked`, then ``table.show``)."""
+        or print the tables of a results file (:meth:`show_table`)."""
         main_parser = self.parser()
         args = main_parser.parse_args(argv)
         if args.command == "sweep":
@@ -254,4 +276,21 @@ class CommandLine:
                                                        args.configurations, *data, engine, args.restart,
                                                        progress=not args.no_progress), args.out)
             return
-        self.table.show(load_checked(self.table.load, args.results), args)
+        self.show_table(args)
+
+    def show_table(self, args: argparse.Namespace) -> None:
+        """Check ``--paper`` (:func:`~setfuncs.experiments.results.load_paper`) and read the results
+        file (:func:`load_checked`), then print its tables (``table.show``); a file that cannot be
+        read or is not the one expected (empty, truncated, another experiment's, a sweep's file given
+        as ``--paper``) ends the command with one ``error:`` line and exit status 2."""
+        try:
+            if args.paper is not None:
+                load_paper(args.paper)
+            results = load_checked(self.table.load, args.results)
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            sys.exit(2)
+        except OSError as err:
+            print(f"error: cannot read {err.filename}: {err.strerror}", file=sys.stderr)
+            sys.exit(2)
+        self.table.show(results, args)

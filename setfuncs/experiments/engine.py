@@ -18,12 +18,18 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
 - **Faults.** A run that raises is recorded with its error and traceback (``"failure"``) and the
   sweep goes on; it is run again by the next sitting. A worker that dies (killed, out of memory) is
   replaced by its nanny and its run retried, twice at most on a local cluster
-  (``distributed.scheduler.allowed-failures``), then recorded as a failure. Ctrl-C (or SIGTERM, as
-  a batch system sends at its time limit) cancels the queued runs, stops the workers, keeps the
-  finished runs and raises :class:`SweepInterrupted` (a sweep started in the background inherits
-  an ignored SIGINT and keeps ignoring it, as background jobs should: send it SIGTERM). A failed write raises
+  (``distributed.scheduler.allowed-failures``), then recorded as a failure. A failed write raises
   :class:`~setfuncs.experiments.resultsfile.SweepWriteError` after stopping the workers; the file
-  keeps every run written before.
+  keeps what its last complete write held (the error says so, or that nothing was written).
+- **Signals** (:class:`_Signals`). Ctrl-C (SIGINT), or SIGTERM as a batch system sends at its time
+  limit, at any moment of the sitting (the cluster's start-up included) cancels the queued runs,
+  stops the workers, closes the sitting as ``interrupted`` and raises :class:`SweepInterrupted`.
+  A signal interrupts only the wait for runs; one that comes while the cluster starts, the file
+  is written or the sweep is stopping takes effect at the next wait, so no start-up, write or
+  shutdown is cut midway, and a second Ctrl-C while stopping changes nothing. Local workers never
+  see either signal (the client stops them through their nannies). A sweep started in the
+  background inherits an ignored SIGINT and keeps ignoring it, as background jobs should: send it
+  SIGTERM.
 """
 
 from __future__ import annotations
@@ -118,7 +124,9 @@ class SweepInterrupted(KeyboardInterrupt):
 def _prepare_local_worker() -> None:
     """Local workers leave Ctrl-C and SIGTERM (a terminal and a batch system send them to every
     process of the job) to the client, which stops them through their nannies (no worker dies
-    midway with its connections open, no tracebacks from each worker), and give tqdm a thread lock:
+    midway with its connections open, no tracebacks from each worker): they are born with both
+    blocked (:func:`_signals_blocked`) and ignore them from here on (where ``pthread_sigmask`` is
+    missing, from here on only). Workers also get a tqdm thread lock:
     its default, a multiprocessing lock made by the first bar (even a disabled one), is a named
     semaphore that a worker stopped midway would leave to the resource tracker, which then warns of
     a leak when the sweep exits."""
@@ -157,7 +165,7 @@ def _cluster(engine: Engine) -> Iterator[tuple[Any, str]]:
         with Client(engine.scheduler, timeout="20s") as client:
             yield client, f"{name}, scheduler {engine.scheduler}"
         return
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_WORKER_DEATHS}):
+    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_WORKER_DEATHS}), _signals_blocked():
         # Without --dashboard, the scheduler's plain HTTP routes (health, metrics) take a free port on
         # the loopback interface instead of 8787, so sweeps side by side do not contend for it.
         cluster = LocalCluster(n_workers=engine.jobs, threads_per_worker=1, processes=True,
@@ -172,21 +180,78 @@ def _cluster(engine: Engine) -> Iterator[tuple[Any, str]]:
         cluster.close()
 
 
+#: The signals that stop a sweep: Ctrl-C, and what a batch system sends at its time limit.
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Inside the block SIGTERM raises KeyboardInterrupt, as Ctrl-C does (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
+def _signals_blocked() -> Iterator[None]:
+    """Inside the block SIGINT and SIGTERM wait (blocked) in this thread, and every thread and
+    process started inside it is born with them blocked: the local cluster's event loop and, from
+    its threads, every worker process, before it has imported anything. A Ctrl-C that a terminal
+    sends to the whole process group while the workers start then reaches the client alone (once
+    the block ends), never a half-started worker (which died with a traceback). Python's
+    multiprocessing resource tracker unblocks both signals in the thread that starts it, so it is
+    started here first."""
+    if not hasattr(signal, "pthread_sigmask"):           # Windows: neither signal reaches a group
         yield
         return
+    from multiprocessing import resource_tracker
 
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class _Signals:
+    """Ctrl-C (SIGINT) and SIGTERM during a sitting, counted in ``received``.
+
+    Only while the client waits for runs (:meth:`waiting`) does a signal raise KeyboardInterrupt,
+    the first one only. Anywhere else (the cluster's start-up, a write of the file, the stop
+    itself) it is counted, and :meth:`waiting` raises it on entry: the sweep stops at the next
+    wait, and nothing is cut midway. :meth:`listening` installs the handler.
+    """
+
+    def __init__(self) -> None:
+        self.received = 0
+        self._raising = False
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.received += 1
+        if self._raising:
+            self._raising = False
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        """Inside the block the first signal raises KeyboardInterrupt; one received before raises it on entry."""
+        if self.received:
+            raise KeyboardInterrupt
+        self._raising = True
+        try:
+            yield
+        finally:
+            self._raising = False
+
+    @classmethod
+    @contextmanager
+    def listening(cls) -> Iterator["_Signals"]:
+        """A :class:`_Signals` that hears SIGINT and SIGTERM inside the block (in the main thread; in
+        another, where Python cannot handle signals, it hears none). An ignored signal stays ignored."""
+        signals = cls()
+        previous: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in _STOP_SIGNALS:
+                if signal.getsignal(signum) != signal.SIG_IGN:
+                    previous[signum] = signal.signal(signum, signals._handle)
+        try:
+            yield signals
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 def _window(client: Any) -> int:
@@ -388,19 +453,26 @@ class _Submitter:
 
 
 def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Engine, run_one: Callable[..., dict],
-           run_many: Callable[[list[tuple]], list[dict]] | None, progress: bool, desc: str) -> None:
+           run_many: Callable[[list[tuple]], list[dict]] | None, signals: _Signals, progress: bool,
+           desc: str) -> None:
     """Run ``todo`` (of the sweep's ``tasks``) on the engine's cluster, each completed job's records
-    added to the ledger as it completes; on Ctrl-C or SIGTERM cancel the rest, close the sitting and
-    raise :class:`SweepInterrupted`; on a failed write cancel the rest and raise."""
+    added to the ledger as it completes; on Ctrl-C or SIGTERM (``signals``: received at any time
+    since the sitting began, the cluster's start-up included) cancel the rest, close the sitting
+    and raise :class:`SweepInterrupted`; on a failed write cancel the rest and raise."""
     from tqdm.auto import tqdm
 
-    with _sigterm_as_interrupt(), _cluster(engine) as (client, description):
+    with _cluster(engine) as (client, description):
         ledger.sitting.engine = description
-        ledger.write()
         submitter = _Submitter(client, _jobs(todo, engine, run_one, run_many))
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run", disable=not progress)
         try:
-            for records in submitter:
+            ledger.write()
+            completed = iter(submitter)
+            while True:
+                with signals.waiting():
+                    records = next(completed, None)
+                if records is None:
+                    break
                 ledger.add(records)
                 bar.update(len(records))
         except KeyboardInterrupt:
@@ -459,7 +531,7 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
     if len(set(keys)) != len(keys):
         raise ValueError("every task must be a different (configuration, seed) pair")
     clock, started = time.perf_counter(), _now()
-    with SweepFile(out_path, identity, restart, schema) as file:
+    with _Signals.listening() as signals, SweepFile(out_path, identity, restart, schema) as file:
         kept = _merge(header, identity, file.previous, tasks)
         sitting = Sitting(started=started, command=header.get("command"), git_commit=header.get("git_commit"),
                           device=engine.trains_on, device_requested=engine.device, kept_runs=len(kept["runs"]),
@@ -470,6 +542,6 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
         if not todo:
             ledger.close("nothing to run")
             return ledger.results()
-        _train(ledger, tasks, todo, engine, run_one, run_many, progress, desc)
+        _train(ledger, tasks, todo, engine, run_one, run_many, signals, progress, desc)
         ledger.close("complete" if sitting.failed_runs == 0 else "runs failed")
     return ledger.results()

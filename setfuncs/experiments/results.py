@@ -33,8 +33,15 @@ HEADER_KEYS = ("experiment", "budget", "budget_parameters", "configurations", "s
 
 
 def results_file(name: str) -> Path:
-    """The path of ``results/<name>``; a FileNotFoundError that says how to get it if it is missing."""
+    """The path of ``results/<name>``; a ValueError for an empty name or a folder, and a
+    FileNotFoundError that says how to get the file if it is missing."""
+    if not name:
+        raise ValueError(f"results_file(name): name is empty; pass the name of a file in {RESULTS_DIR}, "
+                         f"e.g. {PAPER_RESULTS!r}")
     path = RESULTS_DIR / name
+    if path.is_dir():
+        raise ValueError(f"results_file(name): {name!r} names the folder {path}, not a file; pass the name of a "
+                         f"file in it")
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} does not exist. The results files are committed in the book's repository: "
@@ -124,10 +131,13 @@ def load_sweep(path: str | os.PathLike, experiment: str, package: str, schema: R
 
 def load_paper(path: str | os.PathLike) -> dict:
     """The paper's numbers (the ``"paper"`` part of ``results/paper-results.json``); a ValueError
-    for any other file."""
+    naming the file for any other file (a sweep's results file is named as one)."""
     fix = (f"pass results/{PAPER_RESULTS}, written by `python scripts/copy_paper_results.py "
            f"PATH/TO/results.json`")
     record = _read_json(path, fix)
+    if isinstance(record, dict) and "runs" in record:
+        raise ValueError(f"{path} is a sweep's results file (experiment {record.get('experiment', '?')!r}), not the "
+                         f"copy of the paper's numbers: {fix}")
     if not isinstance(record, dict) or set(record) != {"provenance", "paper"}:
         raise ValueError(f"{path} is not the copy of the paper's numbers: {fix}")
     return record["paper"]

@@ -5,7 +5,9 @@ client, never a worker):
 
 - **Locked.** It holds an exclusive lock (:class:`filelock.FileLock` on ``<file>.lock``) from entry
   to exit, and writes its PID, host and command into the lock file, so a second sweep on the same
-  file is refused at once with a :class:`SweepLocked` that names the other writer.
+  file is refused at once with a :class:`SweepLocked` that names the other writer. The file is the
+  one a path *resolves* to (:func:`os.path.realpath`): a symbolic link and its target are one
+  file, locked as one, and a write replaces the target, never the link.
 - **Resumable, never destructive.** On entry it reads the file an earlier sitting wrote
   (``SweepFile.previous``) when its ``identity`` (experiment, budget and its parameters, data)
   equals this sweep's and its runs keep the results schema
@@ -14,10 +16,13 @@ client, never a worker):
   refused with a :class:`SweepFileError` that names the file (and the run and field), what is
   wrong, and the fix. With ``restart=True`` the old file is moved aside to
   ``<file>.<UTC time>.bak`` first; nothing is ever deleted.
-- **Atomic.** :meth:`SweepFile.write` writes a uniquely named temporary file in the same folder,
-  flushes it to disk and renames it over the file (:func:`os.replace`), so a reader sees the old
-  file or the new one, never half of one; a failed write (a full disk, a read-only folder) raises
-  a :class:`SweepWriteError` and leaves the last complete file in place.
+- **Atomic.** :meth:`SweepFile.write` writes a uniquely named temporary file in the same folder
+  (``.<file>.<8 random characters>.tmp``), flushes it to disk and renames it over the file
+  (:func:`os.replace`), so a reader sees the old file or the new one, never half of one; a failed
+  write (a full disk, a read-only folder) raises a :class:`SweepWriteError` that says whether the
+  last complete file is in place or no file was written. A temporary file that a killed writer
+  left is removed by the next writer of the file, once it holds the lock (only the names that
+  pattern makes for this file, and only regular files of this user).
 - **Strict JSON.** NaN and infinities are not JSON (RFC 8259), and strict readers (JavaScript's
   ``JSON.parse``, for one) refuse the ``NaN`` and ``Infinity`` that Python writes by default.
   :meth:`SweepFile.write` writes ``null`` in their place (:func:`replace_non_finite`) and records
@@ -37,6 +42,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import socket
 import stat
 import sys
@@ -54,6 +60,8 @@ __all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "dif
            "NON_FINITE", "replace_non_finite", "restore_non_finite"]
 
 _FIX = "pass --restart to move it aside to a timestamped backup and start afresh, or choose another --out"
+#: What a failed write asks of the user, and how the sweep then goes on.
+_ROOM = "free disk space (or make the folder writable), then run the same command"
 
 
 #: The key of a record's map from JSON Pointers to the non-finite floats written as ``null`` there.
@@ -71,7 +79,8 @@ class SweepLocked(RuntimeError):
 
 
 class SweepWriteError(OSError):
-    """The results file could not be written (disk full, read-only, ...); the last complete file is kept."""
+    """The results file could not be written (disk full, read-only, ...); the last complete file, if
+    there was one, is kept (the message says which)."""
 
 
 def differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
@@ -210,11 +219,15 @@ class SweepFile:
     """The results file at ``path``, locked for one sweep (see the module's docstring).
 
     Args:
-        path: the JSON file (its folder is created if missing).
+        path: the JSON file (its folder is created if missing); a symbolic link stands for its target.
         identity: what an earlier sitting's file must hold under ``"identity"`` to be resumed.
         restart: move an existing file aside (:func:`backup_path`) instead of resuming it.
         schema: what the earlier sitting's runs must keep (:func:`~setfuncs.experiments.schema.check_results`;
             the experiment's ``RUN_SCHEMA``).
+
+    Attributes:
+        target: the file ``path`` resolves to (:func:`os.path.realpath`; a link's target): the file
+            that is locked, read and replaced.
 
     Attributes (inside the ``with`` block):
         previous: the earlier sitting's results (a dict with ``"runs"``), or None.
@@ -224,27 +237,29 @@ class SweepFile:
     def __init__(self, path: str | os.PathLike, identity: dict, restart: bool = False,
                  schema: RunSchema = RunSchema()) -> None:
         self.path = Path(path)
+        self.target = Path(os.path.realpath(self.path))
+        if self.target.is_dir():
+            raise SweepFileError(f"--out {self.path} is a folder; pass the path of a JSON file in it")
         self.identity = identity
         self.restart = restart
         self.schema = schema
-        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self.lock_path = self.target.with_name(self.target.name + ".lock")
         self.previous: dict | None = None
         self.backup: Path | None = None
         self._lock: filelock.BaseFileLock | None = None
 
     def __enter__(self) -> "SweepFile":
-        if self.path.is_dir():
-            raise SweepFileError(f"--out {self.path} is a folder; pass the path of a JSON file in it")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise SweepWriteError(err.errno, f"cannot create the folder of {self.path}: {err.strerror}; "
+            raise SweepWriteError(err.errno, f"cannot create the folder of {self._name()}: {err.strerror}; "
                                              f"choose an --out in a writable folder") from None
         self._acquire()
         try:
-            if self.path.exists() and self.restart:
-                self.backup = backup_path(self.path)
-                os.replace(self.path, self.backup)
+            self._remove_stale_temporaries()
+            if self.target.exists() and self.restart:
+                self.backup = backup_path(self.target)
+                self._move_aside()
             self.previous = self._read_previous()
         except BaseException:
             self._release()
@@ -255,21 +270,30 @@ class SweepFile:
                  trace: TracebackType | None) -> None:
         self._release()
 
+    def _name(self) -> str:
+        """The file as the user named it, and for a symbolic link the file it resolves to."""
+        return f"{self.path} (a link to {self.target})" if self.path.is_symlink() else str(self.path)
+
     def _acquire(self) -> None:
         lock = filelock.FileLock(self.lock_path, is_singleton=False)
         try:
             lock.acquire(timeout=0)
         except filelock.Timeout:
             holder = self._holder()
-            raise SweepLocked(f"{self.path} is being written by another sweep ({holder}); wait for it to "
+            raise SweepLocked(f"{self._name()} is being written by another sweep ({holder}); wait for it to "
                               f"finish, stop it, or choose another --out") from None
         except OSError as err:
             raise SweepWriteError(err.errno, f"cannot create the lock file {self.lock_path}: "
                                              f"{err.strerror}; choose an --out in a writable folder") from None
         self._lock = lock
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        self.lock_path.write_text(f"pid {os.getpid()} on {socket.gethostname()} since {started}: "
-                                  f"{' '.join(sys.argv)}\n")
+        try:
+            self.lock_path.write_text(f"pid {os.getpid()} on {socket.gethostname()} since {started}: "
+                                      f"{' '.join(sys.argv)}\n")
+        except OSError as err:
+            self._release()
+            raise SweepWriteError(err.errno, f"cannot write the lock file {self.lock_path}: {err.strerror}; "
+                                             f"{self._name()} was left as it is: {_ROOM} again") from None
 
     def _holder(self) -> str:
         try:
@@ -285,15 +309,48 @@ class SweepFile:
         self._lock.release()
         self._lock = None
 
+    def _temporary_name(self) -> re.Pattern[str]:
+        """The names :meth:`write`'s temporary files of this file have (:func:`tempfile.mkstemp`'s
+        eight random characters between its prefix and suffix)."""
+        return re.compile(rf"\.{re.escape(self.target.name)}\.[a-z0-9_]{{8}}\.tmp")
+
+    def _remove_stale_temporaries(self) -> None:
+        """Remove the temporary files of this file that a writer killed midway left (called with the
+        lock held, so no writer of this file is alive): regular files of this user, named as
+        :meth:`write` names them, in the file's folder; nothing else. A folder that cannot be listed
+        keeps them (they take space, nothing else)."""
+        pattern = self._temporary_name()
+        try:
+            names = list(self.target.parent.iterdir())
+        except OSError:
+            return
+        for path in names:
+            if not pattern.fullmatch(path.name):
+                continue
+            try:
+                found = path.lstat()
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(found.st_mode) and (not hasattr(os, "getuid") or found.st_uid == os.getuid()):
+                path.unlink(missing_ok=True)
+
+    def _move_aside(self) -> None:
+        """Move the file to :attr:`backup` (``restart``); a :class:`SweepWriteError` if it cannot."""
+        try:
+            os.replace(self.target, self.backup)
+        except OSError as err:
+            raise SweepWriteError(err.errno, f"cannot move {self._name()} aside to {self.backup}: {err.strerror}; "
+                                             f"the file was left as it is: {_ROOM} again") from None
+
     def _read_previous(self) -> dict | None:
         """The earlier sitting's results, non-finite floats restored; None if there is no file. Its
         identity is compared first (with the top level's floats restored: an identity may hold an
         infinity), then its runs are checked in the writer's form (a ``null`` with its ``non_finite``
         entry is a number) and restored."""
-        if not self.path.exists():
+        if not self.target.exists():
             return None
         try:
-            results = json.loads(self.path.read_bytes().decode("utf-8"))
+            results = json.loads(self.target.read_bytes().decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
             raise SweepFileError(f"{self.path} exists but is not a JSON results file ({err}); it was left as "
                                  f"it is: {_FIX}") from None
@@ -329,22 +386,34 @@ class SweepFile:
                                  f"is: {_FIX}") from None
 
     def write(self, results: dict) -> None:
-        """Replace the file by ``results`` atomically, in strict JSON (non-finite floats as ``null``,
-        named in ``non_finite``: :func:`replace_non_finite`); a :class:`SweepWriteError` if it cannot."""
+        """Replace the file (the link's target, for a link) by ``results`` atomically, in strict JSON
+        (non-finite floats as ``null``, named in ``non_finite``: :func:`replace_non_finite`); a
+        :class:`SweepWriteError` if it cannot, which says what the file still holds."""
         text = json.dumps(replace_non_finite(results), indent=1, allow_nan=False)
-        mode = stat.S_IMODE(self.path.stat().st_mode) if self.path.exists() else 0o644
+        mode = stat.S_IMODE(self.target.stat().st_mode) if self.target.exists() else 0o644
         try:
-            descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.",
+            descriptor, temporary = tempfile.mkstemp(dir=self.target.parent, prefix=f".{self.target.name}.",
                                                      suffix=".tmp")
         except OSError as err:
-            raise SweepWriteError(err.errno, f"cannot write {self.path}: {err.strerror}") from None
+            raise self._write_error(err) from None
         try:
             with os.fdopen(descriptor, "w", encoding="utf-8") as out:
                 out.write(text)
                 out.flush()
                 os.fsync(out.fileno())
             os.chmod(temporary, mode)
-            os.replace(temporary, self.path)
+            os.replace(temporary, self.target)
         except OSError as err:
+            raise self._write_error(err) from None
+        finally:                                     # gone once replaced; else removed, whatever stopped the write
             Path(temporary).unlink(missing_ok=True)
-            raise SweepWriteError(err.errno, f"cannot write {self.path}: {err.strerror}") from None
+
+    def _write_error(self, err: OSError) -> SweepWriteError:
+        """The :class:`SweepWriteError` of a failed :meth:`write`: what failed, what the file holds
+        (its last complete write, or nothing: no file was written), and the fix."""
+        if self.target.exists():
+            holds = f"the file keeps every run written before: {_ROOM} to resume"
+        else:
+            moved = f" (the earlier file is at {self.backup})" if self.backup is not None else ""
+            holds = f"no file was written{moved}: {_ROOM} again"
+        return SweepWriteError(err.errno, f"cannot write {self._name()}: {err.strerror}; {holds}")

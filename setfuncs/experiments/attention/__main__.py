@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..cli import CommandLine, SweepCommand, TableCommand, print_findings
 from .budget import BUDGETS
-from .canvas import MNIST_URL
+from .canvas import MNIST_URL, load_mnist_idx
 from .findings import attention_findings
 from .sweep import DATA_SETS, SPECS, Data, sweep
 from .table import attention_table, format_table, load_results
@@ -29,12 +29,17 @@ def data_arguments(run: argparse.ArgumentParser) -> None:
 
 
 def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Data]:
-    """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --mnist."""
+    """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --mnist, or an
+    IDX file the loader refuses (its one-line reason)."""
     if args.data == "mnist":
         if args.mnist is None:
             command.error(f"--data mnist needs --mnist, MNIST's IDX image file; download it from {MNIST_URL}")
         if not args.mnist.is_file():
             command.error(f"--mnist {args.mnist} is not a file; download MNIST's images from {MNIST_URL}")
+        try:                 # a damaged file is a usage error, not a traceback from inside the sweep
+            load_mnist_idx(str(args.mnist))
+        except (ValueError, OSError) as err:
+            command.error(f"--mnist {args.mnist}: {err}")
         return (Data("mnist", str(args.mnist)),)
     if args.mnist is not None:
         command.error("--mnist is for --data mnist; scikit-learn's digits ship with scikit-learn")

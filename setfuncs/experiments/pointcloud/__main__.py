@@ -17,7 +17,7 @@ from ..cli import CommandLine, SweepCommand, TableCommand, print_findings
 from .budget import BUDGETS
 from .findings import pointcloud_findings
 from .modelnet import LAYOUT, MODELNET_URL
-from .sweep import COLUMNS, DATA_SETS, Data, sweep
+from .sweep import COLUMNS, DATA_SETS, Data, load_data, sweep
 from .table import accuracy_curves, data_label, format_table, load_results, pointcloud_table
 
 
@@ -32,14 +32,20 @@ def data_arguments(run: argparse.ArgumentParser) -> None:
 
 
 def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Data]:
-    """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --root."""
+    """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --root, or a
+    ModelNet40 tree the loader refuses (its one-line reason)."""
     if args.data == "modelnet40":
         if args.root is None:
             command.error(f"--data modelnet40 needs --root, the ModelNet40 folder ({LAYOUT}); download "
                           f"ModelNet40.zip from the Princeton ModelNet page, {MODELNET_URL}")
         if not args.root.is_dir():
             command.error(f"--root {args.root} is not a folder; expected {LAYOUT}")
-        return (Data("modelnet40", str(args.root), None if args.cache is None else str(args.cache)),)
+        data = Data("modelnet40", str(args.root), None if args.cache is None else str(args.cache))
+        try:                 # read (and cache) the clouds now: a broken tree is a usage error, not a traceback
+            load_data(data, BUDGETS[args.budget])
+        except (ValueError, OSError) as err:
+            command.error(f"--root {args.root}: {err}")
+        return (data,)
     if args.root is not None or args.cache is not None:
         command.error("--root and --cache are for --data modelnet40; the offline shapes are generated")
     return (Data("shapes"),)
