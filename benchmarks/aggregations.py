@@ -1,12 +1,28 @@
 """Forward+backward time of every aggregation against plain torch and PyTorch Geometric, in one run.
 
-    make bench            # installs the optional PyG baseline, then runs this script
-    python benchmarks/aggregations.py --batch 64 --particles 1000 --features 256 --repeat 7
+    make bench            # installs the optional PyG baseline, then runs this script: x = [16, 1000, 64]
+    python benchmarks/aggregations.py --batch 64 --particles 1000 --features 256 --repeat 7   # 16x the work
+    python benchmarks/aggregations.py --batch 64 --particles 1000 --features 256 --mask holes --only plain \
+        --aggregations sum mean      # issue 28's measurement: 10 % of the particles padded at random
 
-Each line times ``y = agg(x, mask); y.backward(g)`` on ``x: [B, N, D]`` (median of ``--repeat``
-runs after a warm-up) and prints the ratio of setfuncs to the faster baseline and, for ragged
-input, to the *dense* torch reduction of the same ``x`` without a mask, timed in the same round
-(the floor a mask is measured against: a masked reduction reads at least what the dense one reads).
+Each line times what a training step pays for the aggregation, ``agg(x, mask).sum().backward()``
+on ``x: [B, N, D]`` (the fastest of ``--repeat`` rounds after a warm-up), and prints the ratio of
+setfuncs to the faster baseline and, for masked input, to the *dense* torch reduction of the same
+``x`` without a mask, timed in the same rounds (the floor a mask is measured against: a masked
+reduction reads at least what the dense one reads). The candidates of a line are interleaved, in
+an order that rotates from round to round, so that machine load and the memory left behind by the
+step before fall on all of them alike; every step allocates its gradient ``[B, N, D]`` afresh, as
+a training step does (at ``[64, 1000, 256]`` that allocation, 65 MB of fresh pages, costs about as
+much as the reduction itself, for setfuncs and baselines alike).
+
+The backward pass starts from a scalar loss, whose gradient reaches the aggregation's output as a
+broadcast (stride-0) tensor, as ``loss = y.sum()`` or ``y.mean()`` hands it on. Until issue 28 this
+script seeded it with a contiguous ``torch.ones_like(y)`` instead, which hid the masked sum's
+backward product falling back to one thread on such a gradient (``setfuncs.plain._WeightedSum``).
+Such a gradient also slows torch's ``x.mean(1)`` (its backward divides a stride-0 tensor) and not
+``x.sum(1)``, so the masked mean's ratio to its dense reduction reads lower than the masked sum's
+for the same time. On a loaded machine time one thread (``--threads 1``): a two-thread step waits
+for a busy second core.
 Baselines:
 
 * torch: the idiomatic dense reduction (``x.sum(1)``; masked: ``(x * mask).sum(1)``,
@@ -16,7 +32,8 @@ Baselines:
   layout PyG uses (built outside the timed region);
 * recurrent aggregation with T = 3 against PyG's ``Set2Set`` (read-process-write).
 
-The masked runs use ragged populations with between N/2 and N real particles.
+The masked runs use ragged populations with between N/2 and N real particles (``--mask ragged``) or
+pad 10 % of the particles at random positions (``--mask holes``).
 """
 
 from __future__ import annotations
@@ -24,7 +41,6 @@ from __future__ import annotations
 import argparse
 import math
 import platform
-import statistics
 import time
 from typing import Callable
 
@@ -43,27 +59,31 @@ Step = Callable[[], None]
 
 
 def timed(steps: list[Step], repeat: int) -> list[float]:
-    """Median wall time of each step in milliseconds, after a warm-up, run round-robin.
+    """The fastest of ``repeat`` wall times of each step in milliseconds, after a warm-up, run round-robin.
 
     Interleaving the candidates exposes them to the same machine load, so their ratio is fair
-    even when the absolute times drift.
+    even when the absolute times drift; the order rotates by one each round, so that no candidate
+    always runs first, or always right after the same other one. The fastest round is the one the
+    rest of the machine disturbed least (a step of a few milliseconds that loses its core once
+    doubles), which makes the ratios stable on a shared machine where medians are not.
     """
     for step in steps:
         step()
     times: list[list[float]] = [[] for _ in steps]
-    for _ in range(repeat):
-        for step, record in zip(steps, times):
+    for round_ in range(repeat):
+        for k in range(len(steps)):
+            i = (round_ + k) % len(steps)
             start = time.perf_counter()
-            step()
-            record.append(time.perf_counter() - start)
-    return [1e3 * statistics.median(record) for record in times]
+            steps[i]()
+            times[i].append(time.perf_counter() - start)
+    return [1e3 * min(record) for record in times]
 
 
 def dense_step(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> Step:
+    """Forward and backward from a scalar loss, ``fn(x).sum().backward()``, with a fresh gradient."""
     def step() -> None:
         x.grad = None
-        y = fn(x)
-        y.backward(torch.ones_like(y))
+        fn(x).sum().backward()
     return step
 
 
@@ -120,7 +140,7 @@ def flat_layout(x: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tenso
     return flat, index
 
 
-def print_padding_floor(x: torch.Tensor, mask: torch.Tensor, repeat: int) -> None:
+def print_padding_floor(x: torch.Tensor, mask: torch.Tensor, mask_name: str, repeat: int) -> None:
     """The floor that padding imposes, measured: padded particles may hold anything (inf, NaN), so a
     reduction that cannot weight them by zero in a matrix product (max, min, logsumexp, quantiles)
     must overwrite them first, which costs one extra read and write of ``x`` forward and of its
@@ -132,18 +152,32 @@ def print_padding_floor(x: torch.Tensor, mask: torch.Tensor, repeat: int) -> Non
                                ("lse", lambda t: torch.logsumexp(t, 1), -math.inf)):
         dense, filled = timed([dense_step(reduce, x), dense_step(lambda t: reduce(t.masked_fill(~keep, fill)), x)],
                               repeat)
-        print(f"{name:<10} {'ragged':<7} {filled:9.1f} {dense:9.1f}  floor {filled / dense:5.2f}x dense")
+        print(f"{name:<10} {mask_name:<7} {filled:9.1f} {dense:9.1f}  floor {filled / dense:5.2f}x dense")
     print("sum and mean need no fill: a matrix product with the mask (0 * a finite value is 0) reads x once, and "
           "only a non-finite result is recomputed with the fill; pmean fills the padding with 1 before x^p")
 
 
+def padding_mask(kind: str, b: int, n: int) -> torch.Tensor:
+    """``ragged``: populations of between N/2 and N real particles, padded at the end; ``holes``:
+    10 % of the particles padded at random positions (every population keeps a real one)."""
+    if kind == "ragged":
+        lengths = torch.randint(n // 2, n + 1, (b,))
+        return torch.arange(n)[None, :] < lengths[:, None]
+    mask = torch.rand(b, n) >= 0.1
+    mask[:, 0] = True
+    return mask
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--particles", type=int, default=1000)
-    parser.add_argument("--features", type=int, default=256)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--features", type=int, default=64)
+    parser.add_argument("--repeat", type=int, default=25)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--mask", choices=["ragged", "holes"], default="ragged", help="how the masked runs pad")
+    parser.add_argument("--aggregations", nargs="+", choices=list(ours()), default=list(ours()),
+                        help="the plain aggregations to time (default: all)")
     parser.add_argument("--only", choices=["plain", "recurrent"], help="run one of the two parts")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -151,15 +185,14 @@ def main() -> None:
     b, n, d = args.batch, args.particles, args.features
     x = torch.randn(b, n, d, requires_grad=True)
     positive = (x.detach().abs() + 0.1).requires_grad_(True)  # the power mean's domain
-    lengths = torch.randint(n // 2, n + 1, (b,))
-    ragged = torch.arange(n)[None, :] < lengths[:, None]
+    padded = padding_mask(args.mask, b, n)
     print(f"setfuncs {sf.__version__}, torch {torch.__version__}, "
           f"PyG {getattr(torch_geometric, '__version__', 'not installed')}, {platform.processor() or platform.machine()}, "
-          f"{args.threads} threads; x = [{b}, {n}, {d}], forward+backward, median of {args.repeat} (ms)")
+          f"{args.threads} threads; x = [{b}, {n}, {d}], forward + backward of .sum(), fastest of {args.repeat} (ms)")
     print(f"{'aggregation':<10} {'mask':<7} {'setfuncs':>9} {'torch':>9} {'PyG':>9}  ratio to faster baseline"
-          f"   (ragged: ratio to the dense unmasked torch reduction)")
-    for mask_name, mask in (("none", None), ("ragged", ragged)) if args.only != "recurrent" else ():
-        for name, agg in ours().items():
+          f"   (masked: ratio to the dense unmasked torch reduction)")
+    for mask_name, mask in (("none", None), (args.mask, padded)) if args.only != "recurrent" else ():
+        for name, agg in ((name, agg) for name, agg in ours().items() if name in args.aggregations):
             inp = positive if name == "pmean" else x
             flat, index = flat_layout(inp, mask)
             steps = [dense_step(lambda t: agg(t, mask), inp), dense_step(torch_baselines(mask)[name], inp),
@@ -173,11 +206,11 @@ def main() -> None:
             floor = f"   {mine / dense:5.2f}x dense" if mask is not None else ""
             print(f"{name:<10} {mask_name:<7} {mine:9.1f} {base:9.1f} {geo:9.1f}  {mine / best:5.2f}x{floor}")
     if args.only != "recurrent":
-        print_padding_floor(x, ragged, args.repeat)
+        print_padding_floor(x, padded, args.mask, args.repeat)
     if args.only == "plain":
         return
     print("\nrecurrent aggregation, T = 3, against PyG Set2Set(processing_steps=3)")
-    for mask_name, mask in (("none", None), ("ragged", ragged)):
+    for mask_name, mask in (("none", None), (args.mask, padded)):
         flat, index = flat_layout(x, mask)
         for spec in ("r-sum", "r-lse", "rpw"):
             agg = sf.aggregation(spec, features=d, steps=3)

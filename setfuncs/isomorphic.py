@@ -14,7 +14,9 @@ forgets ``n``): every :math:`\alpha_g`-decomposition is a sum decomposition, but
 needs a fixed population size (the mean cannot tell ``{x}`` from ``{x, x}``).
 
 Here ``g`` and ``g_inv`` act on the last (feature) axis; ``g_inv`` may change the number of
-features (the mean appends a constant 1 that counts the particles).
+features (the mean appends a constant 1 that counts the particles). Float16 and bfloat16 particles
+are embedded, summed and mapped back in float32, and the result is rounded to their dtype (a count
+of 70,000 does not fit float16).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Callable
 import torch
 from torch import Tensor
 
-from .plain import Aggregation, zero_padding
+from .plain import SMALL_EXPONENT, Aggregation, accumulate_in_float32, zero_padding
 
 __all__ = ["SumIsomorphic", "mean_as_sum", "lse_as_sum", "lme_as_sum", "power_mean_as_sum"]
 
@@ -46,6 +48,7 @@ class SumIsomorphic(Aggregation):
             raise TypeError("SumIsomorphic(g, g_inv) needs two callables on tensors")
         self.g, self.g_inv, self.domain_fill = g, g_inv, domain_fill
 
+    @accumulate_in_float32
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
         embedded = self.g_inv(zero_padding(x, mask, self.domain_fill))
         return self.g(zero_padding(embedded, mask).sum(dim=1))
@@ -85,9 +88,20 @@ def lme_as_sum() -> SumIsomorphic:
 
 
 def power_mean_as_sum(p: float) -> SumIsomorphic:
-    r"""Power mean as a sum: :math:`g^{-1}(x) = (x^p, 1)`, :math:`g(s, n) = (s/n)^{1/p}`, ``p != 0``."""
+    r"""Power mean as a sum: :math:`g^{-1}(x) = (x^p, 1)`, :math:`g(s, n) = (s/n)^{1/p}`, ``p != 0``.
+
+    For :math:`0 < |p| <` :data:`~setfuncs.plain.SMALL_EXPONENT`, where :math:`x^p` rounds to 1, the
+    embedding subtracts that 1 first: :math:`g^{-1}(x) = (\operatorname{expm1}(p \ln x), 1)`,
+    :math:`g(s, n) = \exp(\operatorname{log1p}(s/n) / p)`, the same power mean (the sum of
+    :math:`x_i^p - 1` is the sum of :math:`x_i^p` less ``n``) with the digits that tend to the
+    geometric mean. Large ``|p|`` is numerically naive, as :func:`lse_as_sum` is: :math:`x^p`
+    overflows (use :class:`~setfuncs.plain.PowerMean`).
+    """
     if p == 0:
         raise ValueError("p = 0 (the geometric mean) is the limit, not a power: use g_inv = log, "
                          "g = exp of the mean, i.e. SumIsomorphic(lambda s: torch.exp(s[..., :-1] / s[..., -1:]), "
                          "lambda x: torch.cat([torch.log(x), torch.ones_like(x[..., :1])], -1))")
+    if abs(p) < SMALL_EXPONENT:
+        return SumIsomorphic(lambda s: torch.exp(torch.log1p(_divide_by_last(s)) / p),
+                             lambda x: _append_one(torch.expm1(p * torch.log(x))))
     return SumIsomorphic(lambda s: _divide_by_last(s).pow(1.0 / p), lambda x: _append_one(x.pow(p)))

@@ -118,6 +118,10 @@ def lstm_cell_from_products(x: Tensor, state: tuple[Tensor, Tensor], weight_ih: 
     return torch.sigmoid(o) * torch.tanh(c), c
 
 
+#: The largest float16 number: a learnable aggregation refuses more float16 particles than this.
+FLOAT16_MAX = float(torch.finfo(torch.float16).max)
+
+
 class _AttentionRead(Aggregation):
     """Shared plumbing: one read of the population with a query, ``a = reduce({w_i m_i})`` (or
     ``reduce({m_i + ln w_i})`` with ``weighting="log"``)."""
@@ -151,6 +155,10 @@ class _AttentionRead(Aggregation):
         return self.reducer.weighted(m, weights, mask), weights
 
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
+        if x.dtype == torch.float16 and x.shape[1] > FLOAT16_MAX:
+            raise ValueError(f"a learnable aggregation of float16 particles holds the particle count (and its "
+                             f"softmax-n weights) in float16, whose largest number is {FLOAT16_MAX:.0f}; got "
+                             f"{x.shape[1]} particles: pass float32 or bfloat16 input, or fewer particles")
         return self.attend(x, mask)[0]
 
     def attend(self, x: Tensor, mask: Tensor | None = None, return_reads: bool = False

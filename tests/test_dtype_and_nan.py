@@ -31,7 +31,7 @@ def _population(dtype: torch.dtype, positive: bool) -> tuple[torch.Tensor, torch
 
 
 @every_aggregation
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
 def test_output_has_the_input_dtype(case: AggregationCase, dtype: torch.dtype) -> None:
     module = case.build(D).to(dtype)
     x, mask = _population(dtype, case.positive)
