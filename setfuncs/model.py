@@ -31,7 +31,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .equivariant import DeepSetsEquivariant, Equivariant, make_activation
-from .plain import Aggregation, PowerMean, zero_padding
+from .plain import Aggregation, PowerMean, accumulate_in_float32, zero_padding
 from .population import check_parameters, check_population
 from .registry import aggregation
 
@@ -135,6 +135,7 @@ class SoftplusPowerMean(PowerMean):
     output nor any gradient.
     """
 
+    @accumulate_in_float32
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
         positive = F.softplus(zero_padding(x, mask)).clamp_min(torch.finfo(x.dtype).tiny)
         return super().reduce(positive, mask)
