@@ -39,7 +39,7 @@ __all__ = [
 
 #: The dtypes that :func:`accumulate_in_float32` widens.
 HALF_PRECISION = (torch.float16, torch.bfloat16)
-#: Below this ``|p|`` the power mean uses its ``expm1``/``log1p`` form (:meth:`PowerMean.reduce`).
+#: Below this ``|p|`` the power mean uses its ``expm1``/``log1p`` form (``PowerMean.reduce``).
 SMALL_EXPONENT = 0.01
 
 
@@ -136,7 +136,7 @@ def _has_nan(x: Tensor, mask: Tensor | None) -> Tensor:
 
 def weighted_sum(x: Tensor, weights: Tensor) -> Tensor:
     r""":math:`\sum_i w_i x_i` as one batched matrix product, ``[B, N, D], [B, N] -> [B, D]``
-    (:class:`_WeightedSum`: its backward pass broadcasts instead of multiplying matrices)."""
+    (``_WeightedSum``: its backward pass broadcasts instead of multiplying matrices)."""
     return _WeightedSum.apply(x, weights)
 
 

@@ -27,7 +27,7 @@ from torch import Tensor, nn
 from .population import check_population
 from .steps import StepLoop, TrainingLog, adam, device_name, divergence, resolve_device
 
-__all__ = ["Batch", "Objective", "fit", "evaluate"]
+__all__ = ["Batch", "fit", "evaluate"]
 
 Batch = tuple[Tensor, Tensor, "Tensor | None"]
 #: A training objective of the model and one batch ``(x, y, mask)``, for models that are not a map
@@ -64,7 +64,7 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
             True on a CPU is an error).
         read_every: steps between two reads of the losses (divergence check, progress bar).
         objective: instead of ``loss``, the scalar to minimise as a function of the model and the
-            batch, ``objective(model, x, y, mask)`` (:data:`Objective`); ``y`` may then be None.
+            batch, ``objective(model, x, y, mask)`` (``Objective``); ``y`` may then be None.
         checkpoints, at_checkpoint: after each step count in ``checkpoints`` (from 1 to ``steps``),
             ``at_checkpoint(model, step)`` is called with the model in eval mode and without
             gradients (e.g. to record a test metric: :class:`~setfuncs.experiments.protocol.Checkpoints`);

@@ -21,7 +21,7 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   (``distributed.scheduler.allowed-failures``), then recorded as a failure. A failed write raises
   :class:`~setfuncs.experiments.resultsfile.SweepWriteError` after stopping the workers; the file
   keeps what its last complete write held (the error says so, or that nothing was written).
-- **Signals** (:class:`_Signals`). Ctrl-C (SIGINT), or SIGTERM as a batch system sends at its time
+- **Signals** (``_Signals``). Ctrl-C (SIGINT), or SIGTERM as a batch system sends at its time
   limit, at any moment of the sitting (the cluster's start-up included) cancels the queued runs,
   stops the workers, closes the sitting as ``interrupted`` and raises :class:`SweepInterrupted`.
   A signal interrupts only the wait for runs; one that comes while the cluster starts, the file
@@ -239,7 +239,7 @@ class _Signals:
     @classmethod
     @contextmanager
     def listening(cls) -> Iterator["_Signals"]:
-        """A :class:`_Signals` that hears SIGINT and SIGTERM inside the block (in the main thread; in
+        """A ``_Signals`` that hears SIGINT and SIGTERM inside the block (in the main thread; in
         another, where Python cannot handle signals, it hears none). An ignored signal stays ignored."""
         signals = cls()
         previous: dict[int, Any] = {}

@@ -12,7 +12,7 @@ not grow better with the number of runs.
 
 **Which runs are ranked.** Only a trained run (:func:`~setfuncs.experiments.schema.run_status`)
 with a finite metric (:func:`finite_metric`). A NaN (which the results reader restores from the
-writer's ``null`` and ``non_finite`` form) compares false with every number, so :func:`min` would
+writer's ``null`` and ``non_finite`` form) compares false with every number, so ``min`` would
 keep a NaN that comes first and pass over one that comes later; an infinity is no measurement
 either. Tables therefore leave such runs out of their best runs and statistics (and count them);
 findings count them as :math:`+\infty`, the worst outcome (:mod:`setfuncs.experiments.findings`).

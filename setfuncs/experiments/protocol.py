@@ -190,7 +190,7 @@ def check_budget(budget: object, kind: type, what: str) -> None:
                          f"{type(budget).__name__}")
 
 
-def run_experiment(run_one: Callable[..., dict], tasks: Sequence["Task"], header: dict, schema: RunSchema,
+def run_experiment(run_one: Callable[..., dict], tasks: Sequence[tuple], header: dict, schema: RunSchema,
                    out_path: str | os.PathLike, engine: "Engine", restart: bool, progress: bool, desc: str,
                    identity: dict | None = None, run_many: Callable[[list[tuple]], list[dict]] | None = None
                    ) -> dict:

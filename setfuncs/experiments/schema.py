@@ -41,7 +41,7 @@ __all__ = ["STATUSES", "FINISHED", "RunSchema", "SchemaError", "run_status", "is
 
 #: The states of a run, from usable to not run at all.
 STATUSES = ("trained", "collapsed", "diverged", "failed")
-#: The states of a finished run: kept on resume, counted by every table.
+#: The states of a finished run, which a resumed sweep keeps and every table counts.
 FINISHED = ("trained", "collapsed", "diverged")
 
 
@@ -70,7 +70,7 @@ class RunSchema:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """Every key a finished run must hold: the fields, ``error``, the metrics and the maps."""
+        """Every key a finished run must hold (the fields, ``error``, the metrics and the maps)."""
         return (*self.fields, "error", *self.metrics, *self.maps)
 
 

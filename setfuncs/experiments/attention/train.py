@@ -52,7 +52,7 @@ def canvas_batches(canvases: np.ndarray, batch: int, particles: int | None, gene
 
 
 def negative_elbo_per_pixel(model: AIR, canvases: Tensor, particles: Tensor | None, mask: None = None) -> Tensor:
-    r"""The training objective (an :data:`~setfuncs.train.Objective`): the negative ELBO per pixel,
+    r"""The training objective (an ``Objective`` of :func:`~setfuncs.train.fit`): the negative ELBO per pixel,
     :math:`-\frac{1}{B\,HW} \sum_b \mathcal{L}(x_b)`, of ``canvases [B, H, W]`` (and their
     ``particles`` for a set localiser)."""
     elbo, _ = model.elbo(canvases, particles)
