@@ -154,20 +154,16 @@ def test_the_attention_reader_checks_the_header_keys_its_command_prints(tmp_path
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_a_run_without_a_key_its_table_reads_is_refused_by_name(name: str, tmp_path: Path) -> None:
-    for key in RUN_KEYS[name]:
+    spec = _valid(name)["runs"][0]["spec"]
+    expected = {**{key: f"run 1 ({spec} seed 1) lacks {key}, which the tables read" for key in RUN_KEYS[name]},
+                "spec": "spec is None, not a model spec", "seed": "seed is None, not a non-negative int"}
+    for key, message in expected.items():
         results = _valid(name)
         results["runs"].append({**results["runs"][0], "seed": 1})
         del results["runs"][1][key]
         path = tmp_path / f"{key}.json"
         path.write_text(json.dumps(results))
-        _refused(name, path, re.escape(f"run 1 ({results['runs'][0]['spec']} seed 1) lacks {key}, which the tables read"))
-    for key, what in (("spec", "not a model spec"), ("seed", "not a non-negative int")):
-        results = _valid(name)
-        results["runs"].append({**results["runs"][0], "seed": 1})
-        del results["runs"][1][key]
-        path = tmp_path / f"{key}.json"
-        path.write_text(json.dumps(results))
-        _refused(name, path, re.escape(f"{key} is None, {what}"))
+        _refused(name, path, re.escape(message))
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
