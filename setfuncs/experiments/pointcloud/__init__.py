@@ -4,12 +4,14 @@ Clouds sampled uniformly from mesh surfaces (``surface``): ModelNet40 read from 
 (``modelnet``) or the package's offline 3-D shapes (``shapes``); Deep Sets' standardisation,
 augmentation and subsampling (``preprocess``); its classifier with exchangeable aggregations
 (``model``), training schedule (``train``) and accuracy at other population sizes
-(``evaluate``); the budgets (``budget``), the ten-column sweep (``sweep``) and Table 2 as text
-(``table``). Command line: ``python -m setfuncs.experiments.pointcloud``.
+(``evaluate``); the budgets (``budget``), what differs from the paper's protocol
+(``differences``), the ten-column sweep (``sweep``) and Table 2 as text (``table``). Command
+line: ``python -m setfuncs.experiments.pointcloud``.
 """
 
-from .budget import (BUDGETS, FULL, MEDIUM, QUICK, TABLE_SIZES, Budget, evaluation_sizes,
+from .budget import (BUDGETS, EARLIER_MEDIUM, FULL, MEDIUM, QUICK, TABLE_SIZES, Budget, evaluation_sizes,
                      points_per_test_cloud)
+from .differences import CLAIM_AXES, protocol_differences
 from .evaluate import accuracy, accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
 from .modelnet import fix_off_header, load_modelnet40, mesh_files, read_off
@@ -22,7 +24,8 @@ from .findings import lme_against_lse, pointcloud_findings, variant_columns
 from .table import accuracy_curves, column_runs, format_table, load_results, paper_rows, pointcloud_table
 from .train import milestones, train_classifier, training_batches
 
-__all__ = ["RUN_SCHEMA", "BUDGETS", "FULL", "MEDIUM", "QUICK", "TABLE_SIZES", "Budget", "evaluation_sizes",
+__all__ = ["RUN_SCHEMA", "BUDGETS", "FULL", "MEDIUM", "EARLIER_MEDIUM", "QUICK", "CLAIM_AXES", "protocol_differences",
+           "TABLE_SIZES", "Budget", "evaluation_sizes",
            "points_per_test_cloud", "accuracy", "accuracy_by_population_size", "probabilities", "PointCloudClassifier", "fix_off_header",
            "load_modelnet40", "mesh_files", "read_off", "augment", "augmentation_parameters", "rotate_z",
            "standardize", "subsample", "SHAPE_NAMES", "base_mesh", "random_shape", "shape_meshes",
