@@ -4,7 +4,8 @@ Multi-digit canvases (``canvas``) and particle populations sampled from them (``
 the spatial transformer (``transformer``); the image and set-based localisers (``localisers``);
 Attend-Infer-Repeat and its ELBO (``air``); training (``train``), evaluation at several population
 sizes (``evaluate``), the budgets (``budget``), the sweep (``sweep``), the table and the paper's
-table (``table``), the paper's findings with intervals and verdicts (``findings``) and Figure 4 (``plots``, imported on first use: it needs matplotlib, which a
+table (``table``), the paper's findings with intervals and verdicts (``findings``), where our protocol
+differs from the paper's (``differences``) and Figure 4 (``plots``, imported on first use: it needs matplotlib, which a
 sweep on a headless node does not). Command line: ``python -m setfuncs.experiments.attention``.
 """
 
@@ -12,7 +13,7 @@ from importlib import import_module
 from typing import Any
 
 from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR, Inference, gaussian_kl
-from .budget import BUDGETS, FULL, MEDIUM, POPULATION_SIZES, QUICK, Budget
+from .budget import BUDGETS, EARLIER_MEDIUM, FULL, MEDIUM, POPULATION_SIZES, QUICK, READOUTS, Budget
 from .canvas import (CANVAS_SIZE, DIGIT_SIZES, MAX_DIGITS, MNIST_URL, Canvases, boxes_to_where, digit_pools,
                      load_mnist_idx, make_canvases, resize_digits, sklearn_digits)
 from .evaluate import EVAL_DRAWS, box_iou, canvas_scores, evaluate_at, evaluate_model, matched_box_iou
@@ -20,19 +21,20 @@ from .localisers import IMAGE, ImageLocaliser, SetLocaliser, localiser_parameter
 from .particles import pixel_probabilities, sample_particles
 from .sweep import RUN_SCHEMA, DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, load_data, run_one, sweep, train_model
 from .findings import ON_PAR_NATS, attention_findings, variant_specs
+from .differences import CLAIM_AXES, protocol_differences
 from .table import (attention_table, elbo_curves, format_table, load_results, usable_runs,
                     mean_over_runs, never_count_two)
 from .train import make_air, train_air
 from .transformer import glimpse, inverse_theta, place, where_to_boxes, where_to_theta
 
 __all__ = ["RUN_SCHEMA", "AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_PRIOR", "Inference", "gaussian_kl", "BUDGETS", "FULL",
-           "MEDIUM", "POPULATION_SIZES", "QUICK", "Budget", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
+           "MEDIUM", "EARLIER_MEDIUM", "POPULATION_SIZES", "QUICK", "READOUTS", "Budget", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
            "Canvases", "boxes_to_where", "digit_pools", "load_mnist_idx", "make_canvases", "resize_digits",
            "sklearn_digits", "EVAL_DRAWS", "box_iou", "canvas_scores", "matched_box_iou", "evaluate_at", "evaluate_model", "IMAGE", "ImageLocaliser", "SetLocaliser",
            "localiser_parameters", "make_localiser", "pixel_probabilities", "sample_particles", "box_samples",
            "plot_boxes", "plot_elbo_curves", "DATA_SETS", "SET_SPECS", "SPECS", "Data", "attention_tasks",
            "load_data", "run_one", "sweep", "train_model", "attention_table", "elbo_curves", "ON_PAR_NATS",
-           "attention_findings", "variant_specs", "usable_runs", "format_table", "load_results", "mean_over_runs", "never_count_two", "make_air", "train_air", "glimpse",
+           "attention_findings", "variant_specs", "CLAIM_AXES", "protocol_differences", "usable_runs", "format_table", "load_results", "mean_over_runs", "never_count_two", "make_air", "train_air", "glimpse",
            "inverse_theta", "place", "where_to_boxes", "where_to_theta"]
 
 #: Names of :mod:`.plots`, imported on first use.

@@ -1,0 +1,159 @@
+r"""Where a spatial-attention sweep's protocol differs from the paper's (Section 4.4), axis by axis.
+
+:func:`protocol_differences` gives one :class:`~setfuncs.experiments.differences.Difference` per
+axis of :data:`AXES`. The paper's column gives what Section 4.4 and Figure 4 state (and, for the
+readout of recurrent aggregations, Section 3.2); the paper has no appendix, so every other axis is
+"not stated" and its status ``unknown``. Our column is read from the results
+file: ``budget_parameters``, ``data``, ``optimizer`` and ``seeds``.
+
+Statuses that are decided, not unknown:
+
+* *data*: ``same`` for MNIST digits, ``kept`` for scikit-learn's (the offline default);
+* *training particles* and *test population sizes*: ``same`` when they equal the paper's
+  :data:`PAPER_PARTICLES` and Figure 4's :data:`~setfuncs.experiments.attention.budget.POPULATION_SIZES`;
+* *readout of recurrent aggregations*: ``kept`` for readout ``"last"`` (the committed sweep,
+  :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM`), ``removed`` for the paper's
+  ``"backward"`` (:data:`~setfuncs.experiments.attention.budget.MEDIUM`).
+
+**Which axes each claim depends on** (:data:`CLAIM_AXES`; a claim may be called contradicted only
+where every one of its axes matches, :func:`~setfuncs.experiments.differences.gaps`). Seeds are
+no claim's axis: a verdict's uncertainty comes from resampling our own seeds. Glimpse size and
+:math:`z^\text{what}` size set the what-VAE, which the image and set localisers share.
+
+1. *On par with the image localiser* compares the level of the test ELBO at the training size,
+   and the weights, of two differently built localisers: it depends on the digits and the canvas
+   (the image localiser reads every pixel, so its weights grow with the canvas), on the widths
+   (the weight ratio is a function of them), on the training size, on the set localiser's
+   architecture (readout, equivariant layers: the best set localiser may be a recurrent one) and
+   on the whole training protocol (steps, batch, optimiser and learning rate, clipping), since the
+   paper itself calls the original model "notoriously hard to train". Not on the test sizes
+   (it is measured at the training size) nor on the shared what-VAE.
+2. *Learnable aggregations improve monotonically* compares each set localiser with itself across
+   the test sizes: it depends on what the particles are drawn from (data, canvas size), on the
+   sizes relative to the training size (training particles, test population sizes), on the set
+   localiser's architecture (widths, readout, equivariant layers) and on how far it was trained
+   (steps: a localiser early in training may not yet use more particles). The optimiser's
+   settings shape every localiser alike and runs that failed to train are left out, so they are
+   not its axes.
+3. *Bounding boxes tighten* measures the boxes of each set localiser across the test sizes: the
+   axes of claim 2 and the glimpse size, since a box is placed where its glimpse can reconstruct
+   the digit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..differences import Difference
+from .budget import EARLIER_MEDIUM, POPULATION_SIZES, READOUTS
+
+__all__ = ["AXES", "NOT_STATED", "PAPER_PARTICLES", "PAPER_READOUT", "CLAIM_AXES", "protocol_differences"]
+
+#: Section 4.4: "sampling 200 particles proportional to the pixel intensities" (the training size).
+PAPER_PARTICLES = 200
+#: Section 3.2: the step-wise results :math:`a_1, \dots, a_T` of a recurrent aggregation go through
+#: "another recurrent network layer that processes [them] in reversed order".
+PAPER_READOUT = "backward"
+#: The paper's column where the paper gives no value.
+NOT_STATED = "not stated"
+#: The rows of :func:`protocol_differences`, in order.
+AXES = ("data", "canvas size", "steps", "batch", "widths", "glimpse size", "z_what size", "training particles",
+        "test population sizes", "optimiser and learning rate", "gradient clipping",
+        "readout of recurrent aggregations", "equivariant layers", "seeds")
+#: The axes each of the chapter's three claims depends on (the reasoning is in the module docstring),
+#: keyed by the claims of :func:`~setfuncs.experiments.attention.findings.attention_findings`.
+CLAIM_AXES = {
+    "set localiser on par with the image localiser": (
+        "data", "canvas size", "steps", "batch", "widths", "training particles", "optimiser and learning rate",
+        "gradient clipping", "readout of recurrent aggregations", "equivariant layers"),
+    "learnable aggregations improve monotonically": (
+        "data", "canvas size", "steps", "widths", "training particles", "test population sizes",
+        "readout of recurrent aggregations", "equivariant layers"),
+    "bounding boxes tighten": (
+        "data", "canvas size", "steps", "widths", "glimpse size", "training particles", "test population sizes",
+        "readout of recurrent aggregations", "equivariant layers"),
+}
+
+
+def _read(results: dict, key: str) -> Any:
+    """``results[a][b]`` for ``key == "a.b"``; a ValueError names a missing key."""
+    value: Any = results
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise ValueError(f"results lacks {key}: pass a spatial-attention sweep's results file "
+                             f"(setfuncs.experiments.attention.load_results)")
+        value = value[part]
+    return value
+
+
+def _unknown(axis: str, ours: str, reason: str = "") -> Difference:
+    """A row the paper gives no value for: "not stated", status ``unknown``."""
+    return Difference(axis, NOT_STATED, ours, "unknown", reason)
+
+
+def _data_row(results: dict) -> Difference:
+    """``same`` for MNIST's digits, ``kept`` for scikit-learn's."""
+    source = _read(results, "data.source")
+    ours = f"{source}: {_read(results, 'data.digits')}"
+    paper = "canvases of multiple MNIST digits (Section 4.4)"
+    if source == "mnist":
+        return Difference("data", paper, ours, "same")
+    if source == "sklearn":
+        return Difference("data", paper, ours, "kept", "scikit-learn's digits ship with it, so the sweep runs "
+                          "offline; --data mnist runs MNIST's")
+    raise ValueError(f"results data.source must be 'sklearn' or 'mnist', got {source!r}")
+
+
+def _readout_row(readout: str) -> Difference:
+    """``kept`` for a readout other than the paper's; ``removed`` for the paper's, which
+    :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM` (the committed sweep's budget) did
+    not use."""
+    axis, paper = "readout of recurrent aggregations", f"{PAPER_READOUT}: an LSTM over the reads a_T, ..., a_1"
+    if readout not in READOUTS:
+        raise ValueError(f"results budget_parameters.readout must be one of {READOUTS}, got {readout!r}")
+    if readout != PAPER_READOUT:
+        return Difference(axis, paper, f"{readout}: the last read a_T", "kept", "chosen from a one-seed quick probe "
+                          "(scripts/probes/attention_design.py); issue 27's rerun at the medium budget uses the "
+                          "paper's readout")
+    return Difference(axis, paper, paper, "removed", f"the earlier medium sweep (budget EARLIER_MEDIUM) had readout "
+                      f"{EARLIER_MEDIUM.readout!r}; the medium budget uses the paper's")
+
+
+def _sizes_row(axis: str, paper: tuple[int, ...], ours: tuple[int, ...], source: str) -> Difference:
+    """``same`` when ``ours == paper``, else ``kept``; both written as particle counts."""
+    def text(sizes: tuple[int, ...]) -> str:
+        return f"{', '.join(f'{n:,}' for n in sizes)} particles"
+
+    same = ours == paper
+    return Difference(axis, f"{text(paper)} ({source})", text(ours), "same" if same else "kept",
+                      "" if same else "our budget's choice, not the paper's")
+
+
+def protocol_differences(results: dict) -> list[Difference]:
+    """One row per axis of :data:`AXES` for a spatial-attention sweep's ``results`` (its
+    ``budget_parameters``, ``data``, ``optimizer`` and ``seeds``; the statuses are decided as the
+    module docstring says). A ValueError names a key the results lack."""
+    p = {key: _read(results, f"budget_parameters.{key}") for key in (
+        "steps", "batch", "hidden", "set_hidden", "glimpse_size", "what_features", "particles", "eval_sizes", "lr",
+        "clip", "readout", "equivariant_layers")}
+    low, high = _read(results, "data.digit_sizes")
+    side, seeds = _read(results, "data.canvas_size"), _read(results, "seeds")
+    return [
+        _data_row(results),
+        _unknown("canvas size", f"{side} × {side}, at most {_read(results, 'data.max_digits')} digits of "
+                 f"{low} to {high} pixels"),
+        _unknown("steps", f"{p['steps']:,}"),
+        _unknown("batch", f"{p['batch']} canvases"),
+        _unknown("widths", f"LSTM {p['hidden']} (localisers and what-VAE), Deep Set {p['set_hidden']}"),
+        _unknown("glimpse size", f"{p['glimpse_size']} × {p['glimpse_size']} pixels"),
+        _unknown("z_what size", f"{p['what_features']} dimensions"),
+        _sizes_row("training particles", (PAPER_PARTICLES,), (p["particles"],), "Section 4.4"),
+        _sizes_row("test population sizes", POPULATION_SIZES, tuple(p["eval_sizes"]), "Figure 4"),
+        _unknown("optimiser and learning rate", f"{_read(results, 'optimizer.name')}, learning rate {p['lr']:g}"),
+        _unknown("gradient clipping", f"gradient norm of the per-pixel loss clipped at {p['clip']:g}"),
+        _readout_row(p["readout"]),
+        _unknown("equivariant layers", f"{p['equivariant_layers']} in the set localiser's Deep Set",
+                 "eq. (1) subtracts the aggregate from every particle, removing the common translation a "
+                 "localiser needs (SetLocaliser)"),
+        _unknown("seeds", f"{len(seeds)}: {', '.join(str(s) for s in seeds)}"),
+    ]
