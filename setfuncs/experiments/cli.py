@@ -165,16 +165,17 @@ def load_checked(load: Callable[[Path], dict], path: Path) -> dict:
     return results
 
 
-def print_findings(compute: Callable[[str], list[Finding]]) -> None:
-    """Print the paper's findings with intervals and verdicts, ``compute(variant)`` for both variants
-    (:data:`~setfuncs.experiments.findings.VARIANT_TITLES`); a variant whose runs cannot decide them
-    (a configuration without usable runs, as in a partial sweep) is named with the reason."""
-    for variant, title in VARIANT_TITLES.items():
-        print(f"\nfindings, {title}:")
-        try:
-            print(format_findings(compute(variant)))
-        except ValueError as err:
-            print(f"not computed: {err}")
+def print_findings(compute: Callable[[], list[Finding]]) -> None:
+    """Print the paper's findings table (both variants, one correction: ``compute()``) with the
+    tests and verdicts; a file whose runs cannot test them (a configuration without usable runs, as in
+    a partial sweep) is named with the reason. Variants: ``paper`` is
+    :data:`~setfuncs.experiments.findings.VARIANT_TITLES`' first, ``lme`` its second, ``both`` a claim
+    the two share."""
+    print(f"\nfindings ([paper]: {VARIANT_TITLES['paper']}; [lme]: {VARIANT_TITLES['lme']}):")
+    try:
+        print(format_findings(compute()))
+    except ValueError as err:
+        print(f"not computed: {err}")
 
 
 def _no_arguments(command: argparse.ArgumentParser) -> None:

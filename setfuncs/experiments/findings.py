@@ -1,57 +1,221 @@
-r"""Findings: the paper's claim, our estimate with a bootstrap confidence interval, and a verdict.
+r"""Findings: the paper's claims, tested on runs paired by seed, one correction per table, and a verdict.
 
-Every experiment chapter ends with a table of :class:`Finding` rows. A finding's statistic is a
-function of the runs of several configurations; its uncertainty comes from the seeds. The
-**bootstrap** (:func:`bootstrap`) resamples the runs of every configuration with replacement,
-keeping each configuration's number of runs, recomputes the statistic ``resamples`` times, and
-reports the 2.5 % and 97.5 % percentiles: a 95 % percentile interval over what other seeds might
-have given (not over other data sets, budgets or code).
+Every experiment chapter ends with a table of :class:`Finding` rows, one per claim of the paper.
+A claim is tested on **comparisons paired by seed** (:class:`Comparison`): two configurations
+trained with the same seed see the same training stream, so a comparison is the list of per-seed
+differences :math:`d_s` of a statistic, oriented so that the claim says their mean is positive
+(a claim of "on par or better" adds its ``margin``: :math:`d_s + \text{margin}`). Each comparison
+is tested with the exact **sign-flip test** (:func:`~setfuncs.experiments.paired.sign_flip_test`)
+in both directions, and its estimate is the mean difference with Student's 95 % interval
+(:func:`~setfuncs.experiments.paired.t_interval`).
 
-**Runs that failed to learn.** Peak statistics (the best of a batch of runs, as in Table 1 and
-Figure 3b, :mod:`~setfuncs.experiments.peaks`) count a run that diverged or collapsed to a constant,
-or whose metric is not a finite number (:func:`~setfuncs.experiments.peaks.finite_metric`), as the
-worst possible outcome (:math:`+\infty`): it never sets a batch's best unless every run of the
-batch failed, and a group in which most batches failed has an infinite peak. Differences of two
-infinite peaks are undefined (NaN) and give the verdict *undecided*. Means (accuracies, ELBOs)
-leave such runs out. Either way the tables count them.
+**Claims made of several comparisons.** "X is the best" is "X beats each of the others": every
+part must hold, so its p-value in the claim's direction is the largest of its parts' (an
+intersection-union test, exact at the level without a correction), and the opposite (some part
+fails significantly) is the smallest opposite p-value times the number of parts (Bonferroni). A
+claim that holds if *any* part does ("does not improve at every step") swaps the two rules.
 
-**Verdicts** (:func:`verdict`), for a claim that a statistic is positive (the finding's
-``measure`` says what it is; a claim of "smaller" is turned into a positive difference):
+**Both directions, one error budget.** The paper states each claim's direction in advance, so
+the claim's error budget :math:`\alpha` is split: a share :data:`CLAIM_SHARE` for deciding the
+claim, the rest for deciding its opposite. The claim's p-value is
+:math:`p = \min(1, p_\text{claim}/w, p_\text{opposite}/(1 - w))` with :math:`w` = :data:`CLAIM_SHARE`,
+a valid p-value for "no difference" (a weighted Bonferroni over the two directions). With
+:math:`w = 0.8` a single claim has the power of a one-sided test at 4 %: at 10 seeds, 88 % against
+an effect of one standard deviation of the differences (a two-sided test at 5 % has 79 %).
 
-* *reproduced*: the whole interval lies above 0 (or above ``-margin`` for a claim of "on par");
-* *reversed*: the whole interval lies below 0: the opposite holds;
-* *not reproduced*: the interval lies below ``-margin`` for a claim of "on par", or, for a claim
-  made of several parts (:func:`combine`), a part is reversed or not reproduced;
-* *undecided*: the interval contains 0: these runs cannot tell.
+**One correction per table.** The p-values of every claim in a chapter's findings table (both
+variants, a claim the two variants share counted once) are adjusted with **Holm's** step-down
+procedure (:func:`~setfuncs.experiments.paired.holm`); a claim is *decided* when its adjusted
+p-value is at most :data:`ALPHA`, in the direction that gave its p-value. When no claim is true
+(a null copy of a results file, :mod:`~setfuncs.experiments.nulls`) the table decides any claim
+with probability at most :data:`ALPHA`; ``tests/test_findings_calibration.py`` proves it by
+simulation at the seed counts the chapters use.
 
-A claim that a statistic is *not* reliably positive (e.g. "plain aggregations do not improve at
-every step") turns the first two round: an interval below 0 reproduces it, one above 0 does not.
+**Verdicts** (:data:`VERDICTS`):
 
-Every experiment's findings are a list of :class:`Claim` (the claim, its measure, the groups of runs
-and the statistic) that :func:`bootstrap_findings` turns into :class:`Finding` rows.
+* *reproduced*: the claim's direction is decided;
+* *contradicted*: the opposite direction is decided, and our protocol matches the paper's on
+  every axis the claim depends on (:mod:`~setfuncs.experiments.differences`);
+* *not reproduced*: the opposite is decided on a protocol that differs from the paper's on such an
+  axis (the note says which), or nothing is decided although the seeds had 80 % power to detect
+  the effect the paper reports (:attr:`Claim.paper_effect`, in the measure's units);
+* *undecided*: nothing is decided, and the seeds lacked that power. The row gives the smallest
+  effect the seeds could detect with 80 % power (:func:`~setfuncs.experiments.paired.detectable_effect`
+  at the claim's worst-case Holm level :math:`w\alpha/m`, times the differences' standard
+  deviation): what these seeds cannot tell.
+
+With :math:`n` seeds a one-sided sign-flip p-value is at least :math:`2^{-n}`
+(:func:`~setfuncs.experiments.paired.smallest_p_value`): three seeds never decide anything, five
+only a claim alone in its table.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["VERDICTS", "RESAMPLES", "LEVEL", "VARIANT_TITLES", "Finding", "Claim", "bootstrap", "verdict", "favoured",
-           "combine", "bootstrap_findings", "findings_rows", "format_findings", "findings_html"]
+from .paired import detectable_effect, holm, paired_differences, sign_flip_test, smallest_p_value, t_interval
+
+__all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
+           "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "decided", "findings_rows", "format_findings",
+           "findings_html"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
-VERDICTS = ("reproduced", "undecided", "not reproduced", "reversed")
-#: Bootstrap resamples of the runs.
-RESAMPLES = 1000
-#: The confidence level of every interval.
+VERDICTS = ("reproduced", "undecided", "not reproduced", "contradicted")
+#: The family-wise error rate of a findings table.
+ALPHA = 0.05
+#: The confidence level of every interval (not corrected for the table).
 LEVEL = 0.95
+#: The power a "not reproduced" needs against the paper's effect, and at which "detectable" is given.
+POWER = 0.8
+#: The share of a claim's error budget spent on deciding the claim (the rest on its opposite).
+CLAIM_SHARE = 0.8
 #: What the two variants of a table are, in a heading.
 VARIANT_TITLES = {"paper": "the paper's aggregations (mean, max, LSE)",
                   "lme": "log-mean-exp in place of LSE (not in the paper)"}
 #: What the two variants are in a findings table's column "with".
-VARIANT_LABELS = {"paper": "LSE (paper)", "lme": "log-mean-exp"}
+VARIANT_LABELS = {"paper": "LSE (paper)", "lme": "log-mean-exp", "both": "both"}
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """One comparison paired by seed: the per-seed differences, positive where the claim holds.
+
+    Attributes:
+        label: what is compared, e.g. ``"r-mean/max vs mean/max"``.
+        seeds: the seeds both sides have, in order.
+        differences: ``d_s``, one per seed (finite).
+    """
+
+    label: str
+    seeds: tuple[int, ...]
+    differences: np.ndarray
+
+    def __post_init__(self) -> None:
+        d = np.asarray(self.differences, dtype=float)
+        if d.ndim != 1 or len(d) != len(self.seeds) or len(d) == 0 or not np.isfinite(d).all():
+            raise ValueError(f"comparison {self.label!r}: differences must be one finite number per seed "
+                             f"({len(self.seeds)} seeds), got {self.differences!r}")
+        object.__setattr__(self, "differences", d)
+
+    @classmethod
+    def paired(cls, label: str, a: Mapping[int, float], b: Mapping[int, float]) -> Comparison:
+        """``a[s] - b[s]`` over the seeds both maps (seed -> statistic) hold with finite values; a
+        ValueError naming ``label`` if they share none."""
+        seeds, d = paired_differences(a, b)
+        if not seeds:
+            raise ValueError(f"comparison {label!r}: the two sides share no seed with finite values")
+        return cls(label, tuple(seeds), d)
+
+    def minus(self, other: Comparison, label: str) -> Comparison:
+        """The per-seed differences ``self - other`` over the seeds both have (a ValueError if none)."""
+        return Comparison.paired(label, dict(zip(self.seeds, self.differences)), dict(zip(other.seeds, other.differences)))
+
+    def key(self) -> tuple:
+        """What makes two comparisons the same test."""
+        return self.label, self.seeds, self.differences.tobytes()
+
+
+#: How :func:`matched` scores a seed's matched pairs (``a`` against ``b``; positive: ``a`` is better).
+SCORES = ("log ratio", "wins", "difference")
+
+
+def _pair_scores(a: np.ndarray, b: np.ndarray, score: str) -> np.ndarray:
+    if score == "log ratio":                        # lower is better, +inf a failed run: ln b - ln a
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.log(b) - np.log(a)
+        return np.where(np.isinf(a) & np.isinf(b), 0.0, out)
+    if score == "wins":                             # lower is better: +1 a win of a, -1 a loss, 0 a tie
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isinf(a) & np.isinf(b), 0.0, np.sign(b - a))
+    return a - b                                    # higher is better; NaN: left out
+
+
+def matched(label: str, metric: Mapping[tuple[str, int], float], pairs: Sequence[tuple[str, str]],
+            score: str) -> Comparison:
+    r"""A :class:`Comparison` of configurations matched in ``pairs`` (``(a, b)`` specs), seed by seed.
+
+    ``metric`` maps ``(spec, seed)`` to a run's value. At each seed that every spec of ``pairs``
+    has, the pairs' scores are combined into :math:`d_s` (positive where the ``a`` side is better):
+
+    * ``"log ratio"`` (a positive metric, lower is better, a failed run +inf): the median over the
+      pairs of :math:`\ln m_b - \ln m_a`, two failed runs a tie (0); a ValueError if the median is
+      infinite (most pairs of a seed failed on one side);
+    * ``"wins"`` (lower is better, a failed run +inf): the mean over the pairs of
+      :math:`\operatorname{sign}(m_b - m_a)`, the net share of pairs that ``a`` wins;
+    * ``"difference"`` (higher is better, a failed run NaN): the mean over the pairs with two
+      finite values of :math:`m_a - m_b`; a seed with no such pair is left out.
+    """
+    if score not in SCORES:
+        raise ValueError(f"score must be one of {SCORES}, got {score!r}")
+    if not pairs:
+        raise ValueError(f"comparison {label!r} needs at least one pair of configurations")
+    specs = {spec for pair in pairs for spec in pair}
+    seeds = sorted(set.intersection(*({s for (spec, s) in metric if spec == name} for name in specs)))
+    kept, values = [], []
+    for seed in seeds:
+        a = np.array([metric[(x, seed)] for x, _ in pairs], dtype=float)
+        b = np.array([metric[(y, seed)] for _, y in pairs], dtype=float)
+        scores = _pair_scores(a, b, score)
+        if score == "difference":
+            scores = scores[np.isfinite(scores)]
+            if scores.size == 0:
+                continue
+            value = float(scores.mean())
+        else:
+            value = float(np.median(scores) if score == "log ratio" else scores.mean())
+        if not np.isfinite(value):
+            raise ValueError(f"comparison {label!r}: at seed {seed} most pairs have a failed run on one side, so "
+                             f"the median log ratio is {value}; compare with score='wins' instead")
+        kept.append(seed)
+        values.append(value)
+    if not kept:
+        raise ValueError(f"comparison {label!r}: no seed has runs of every configuration of its pairs {list(pairs)}")
+    return Comparison(label, tuple(kept), np.array(values))
+
+
+@dataclass(frozen=True, eq=False)
+class Claim:
+    """One claim to test: what :func:`judge` needs to make its :class:`Finding`.
+
+    Attributes:
+        claim: the paper's claim (its words, or its table's numbers, labelled as the paper's).
+        measure: what the differences are, in words (their sign convention included).
+        parts: the comparisons; the claim is that each one's mean is above ``-margin``.
+        combine: ``"all"``: every part must hold; ``"any"``: one part suffices.
+        margin: 0, or how far below zero a claim of "on par or better" allows.
+        paper_effect: the paper's effect in the measure's units (the smallest over the parts), or
+            None where the paper gives no number; a non-significant claim is *not reproduced* when
+            the seeds had :data:`POWER` against it.
+        gap: the axes on which our protocol is not known to match the paper's among those the claim
+            depends on (:func:`~setfuncs.experiments.differences.gaps`); "" where it matches.
+        comparative: False for a claim about one group's level rather than a comparison of
+            configurations (a null copy leaves it true, so calibration does not count it).
+        note: what else a reader needs.
+    """
+
+    claim: str
+    measure: str
+    parts: tuple[Comparison, ...]
+    combine: str = "all"
+    margin: float = 0.0
+    paper_effect: float | None = None
+    gap: str = ""
+    comparative: bool = True
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parts", tuple(self.parts))
+        if not self.parts:
+            raise ValueError(f"claim {self.claim!r} needs at least one comparison")
+        if self.combine not in ("all", "any"):
+            raise ValueError(f"claim {self.claim!r}: combine must be 'all' or 'any', got {self.combine!r}")
+
+    def key(self) -> tuple:
+        """What makes two claims the same hypothesis (one row, one p-value, in a table of both variants)."""
+        return (self.claim, self.measure, self.combine, self.margin, tuple(p.key() for p in self.parts))
 
 
 @dataclass(frozen=True)
@@ -59,12 +223,17 @@ class Finding:
     """One row of a chapter's findings table.
 
     Attributes:
-        claim: the paper's claim (its words, or its table's numbers, labelled as the paper's).
-        measure: what we computed, in words (its sign convention included).
-        estimate, low, high: the statistic on all runs, and its 95 % bootstrap interval.
+        claim, measure: as :class:`Claim`; ``measure`` names the comparison shown when there are several.
+        estimate, low, high: the shown comparison's mean difference and its :data:`LEVEL` t interval
+            (NaN with one seed).
+        seeds: how many seeds it pairs.
+        p_value, adjusted: the claim's p-value and its Holm-adjusted value over the table.
+        detectable: the smallest effect (in the measure's units) the seeds detect with :data:`POWER`.
         verdict: one of :data:`VERDICTS`.
-        variant: ``"paper"`` (the paper's LSE) or ``"lme"`` (log-mean-exp in its place).
-        note: what else a reader needs (e.g. collapsed runs left out).
+        variant: ``"paper"``, ``"lme"`` or ``"both"``.
+        decided: whether a direction was decided (adjusted p at most :data:`ALPHA`).
+        note: what else a reader needs.
+        comparative: as :attr:`Claim.comparative`.
     """
 
     claim: str
@@ -72,9 +241,15 @@ class Finding:
     estimate: float
     low: float
     high: float
+    seeds: int
+    p_value: float
+    adjusted: float
+    detectable: float
     verdict: str
     variant: str = "paper"
+    decided: bool = False
     note: str = ""
+    comparative: bool = True
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -82,95 +257,116 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """One claim to test on the runs: what :func:`bootstrap_findings` needs to make its :class:`Finding`.
+class _Test:
+    """A claim's two-directional test before the table's correction."""
 
-    Attributes:
-        claim: the paper's claim (as :attr:`Finding.claim`).
-        measure: what ``statistic`` computes, in words (as :attr:`Finding.measure`).
-        groups: the runs, one array per configuration with a row per run (as :func:`bootstrap` takes them).
-        statistic: the number the claim is about, from (resampled) ``groups``.
-        margin: None for a claim that the statistic is positive; a claim of "on par or better" holds
-            if it is at least ``-margin`` (:func:`verdict`).
-        positive: False for a claim that the statistic is not reliably positive (see the module;
-            only without a margin).
-        note: as :attr:`Finding.note`.
-    """
-
-    claim: str
-    measure: str
-    groups: Mapping[str, np.ndarray]
-    statistic: Callable[[Mapping[str, np.ndarray]], float]
-    margin: float | None = None
-    positive: bool = True
-    note: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.positive and self.margin is not None:
-            raise ValueError(f"a claim that a statistic is not positive takes no margin, got margin={self.margin!r}; "
-                             f"state it as a claim that the statistic is positive instead")
-
-    def judge(self, low: float, high: float) -> str:
-        """The verdict on this claim from the interval ``[low, high]`` of its statistic."""
-        found = verdict(low, high, self.margin)
-        return found if self.positive else {"reproduced": "not reproduced", "reversed": "reproduced"}.get(found, found)
+    p_value: float
+    claims: bool              # whether the p-value comes from the claim's direction
+    shown: Comparison
+    detectable: float = field(default=float("nan"))
 
 
-def bootstrap(groups: Mapping[str, np.ndarray], statistic: Callable[[Mapping[str, np.ndarray]], float],
-              resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float, float]:
-    """``(estimate, low, high)``: ``statistic(groups)`` and its :data:`LEVEL` percentile interval when
-    the rows of every group (one group per configuration; a row per run, any trailing shape) are
-    resampled with replacement, ``resamples`` times with ``numpy.random.default_rng(seed)``."""
-    if not groups or any(len(v) == 0 for v in groups.values()):
-        raise ValueError(f"every group needs at least one run; sizes {({k: len(v) for k, v in groups.items()})}")
-    rng = np.random.default_rng(seed)
-    values = np.array([statistic({k: v[rng.integers(0, len(v), len(v))] for k, v in groups.items()})
-                       for _ in range(resamples)], dtype=float)
-    tail = (1 - LEVEL) / 2
-    # order statistics, not interpolation: a statistic may be infinite (see the module docstring)
-    low, high = np.quantile(values, tail, method="lower"), np.quantile(values, 1 - tail, method="higher")
-    return float(statistic(groups)), float(low), float(high)
+def _directions(part: Comparison, margin: float) -> tuple[float, float]:
+    d = part.differences + margin
+    return sign_flip_test(d, "greater"), sign_flip_test(d, "less")
 
 
-def verdict(low: float, high: float, margin: float | None = None) -> str:
-    """The verdict on a claim that the statistic is positive (``margin`` None) or at least
-    ``-margin`` (a claim of "on par or better"), from its interval ``[low, high]``."""
-    if np.isnan(low) or np.isnan(high):
-        return "undecided"
-    if margin is None:
-        return "reproduced" if low > 0 else "reversed" if high < 0 else "undecided"
-    if low > -margin:
-        return "reproduced"
-    return "not reproduced" if high < -margin else "undecided"
+def _test(claim: Claim, family: int) -> _Test:
+    """The claim's p-value (see the module), the direction it comes from, the comparison to show
+    and the detectable effect at the worst-case Holm level of a table of ``family`` claims."""
+    forward, backward = zip(*(_directions(p, claim.margin) for p in claim.parts))
+    k = len(claim.parts)
+    if claim.combine == "all":
+        p_claim, p_opposite = max(forward), min(1.0, k * min(backward))
+        shown = claim.parts[int(np.argmax(forward))]
+    else:
+        p_claim, p_opposite = min(1.0, k * min(forward)), max(backward)
+        shown = claim.parts[int(np.argmin(forward))]
+    weighted = (p_claim / CLAIM_SHARE, p_opposite / (1 - CLAIM_SHARE))
+    level = ALPHA * CLAIM_SHARE / family / (1 if claim.combine == "all" else k)
+    effects = [_detectable(p, level) for p in claim.parts]
+    detectable = max(effects) if claim.combine == "all" else min(effects)
+    return _Test(min(1.0, *weighted), weighted[0] <= weighted[1], shown, detectable)
 
 
-def favoured(low: float, high: float) -> str:
-    """Which aggregation the interval ``[low, high]`` of a log-mean-exp-minus-LSE advantage (positive:
-    log-mean-exp is better) favours: ``"log-mean-exp"``, ``"LSE"``, or ``"undecided"`` when it contains 0."""
-    return {"reproduced": "log-mean-exp", "reversed": "LSE"}.get(verdict(low, high), "undecided")
+def _detectable(part: Comparison, level: float) -> float:
+    """The effect the part's seeds detect with :data:`POWER` at ``level``, in the differences' units."""
+    n = len(part.seeds)
+    if n < 2 or smallest_p_value(n) > level:
+        return float("inf")
+    return detectable_effect(n, level, POWER) * float(np.std(part.differences, ddof=1))
 
 
-def combine(verdicts: Sequence[str]) -> str:
-    """The verdict on a claim made of several parts: reproduced only if every part is; not
-    reproduced if any part is reversed or not reproduced; otherwise undecided."""
-    if all(v == "reproduced" for v in verdicts):
-        return "reproduced"
-    if any(v in ("reversed", "not reproduced") for v in verdicts):
-        return "not reproduced"
-    return "undecided"
+def _interval(part: Comparison) -> tuple[float, float, float]:
+    if len(part.seeds) < 2:
+        mean = float(part.differences.mean())
+        return mean, float("nan"), float("nan")
+    return t_interval(part.differences, LEVEL)
 
 
-def bootstrap_findings(claims: Sequence[Claim], variant: str = "paper", resamples: int = RESAMPLES,
-                       seed: int = 0) -> list[Finding]:
-    """One :class:`Finding` per claim, in order: its statistic on all runs, its interval from
-    :func:`bootstrap` (``resamples`` resamples, every claim's generator seeded with ``seed``) and the
-    claim's verdict (:meth:`Claim.judge`), labelled with ``variant``."""
+def _verdict(claim: Claim, test: _Test, adjusted: float) -> tuple[str, bool, str]:
+    """(verdict, decided, note) of a claim from its test and adjusted p-value."""
+    notes = [claim.note] if claim.note else []
+    if adjusted <= ALPHA and test.claims:
+        return "reproduced", True, "; ".join(notes)
+    if adjusted <= ALPHA:
+        if not claim.gap:
+            return "contradicted", True, "; ".join(notes)
+        return "not reproduced", True, "; ".join(notes + [f"the opposite holds on our protocol, which differs "
+                                                          f"from the paper's in: {claim.gap}"])
+    if claim.paper_effect is not None and claim.paper_effect > 0 and test.detectable <= claim.paper_effect:
+        return "not reproduced", False, "; ".join(notes + [f"the seeds had {POWER:.0%} power against the "
+                                                           f"paper's effect, {claim.paper_effect:.3g}"])
+    return "undecided", False, "; ".join(notes)
+
+
+def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
+    """One :class:`Finding` per ``(variant, claim)``, in order, with one Holm correction over the
+    table's distinct claims (a claim both variants share, :meth:`Claim.key`, is one hypothesis
+    and comes back once, as variant ``"both"``, where its first variant stood)."""
+    distinct: dict[tuple, tuple[str, Claim]] = {}
+    for variant, claim in claims:
+        key = claim.key()
+        distinct[key] = ("both", distinct[key][1]) if key in distinct and distinct[key][0] != variant else \
+            distinct.get(key, (variant, claim))
+    tests = {key: _test(claim, len(distinct)) for key, (_, claim) in distinct.items()}
+    adjusted = dict(zip(tests, holm([t.p_value for t in tests.values()])))
     found = []
-    for claim in claims:
-        estimate, low, high = bootstrap(claim.groups, claim.statistic, resamples, seed)
-        found.append(Finding(claim.claim, claim.measure, estimate, low, high, claim.judge(low, high), variant,
-                             claim.note))
+    for key, (variant, claim) in distinct.items():
+        test = tests[key]
+        verdict, is_decided, note = _verdict(claim, test, float(adjusted[key]))
+        estimate, low, high = _interval(test.shown)
+        measure = claim.measure if len(claim.parts) == 1 else f"{claim.measure} (shown: {test.shown.label})"
+        found.append(Finding(claim.claim, measure, estimate, low, high, len(test.shown.seeds), test.p_value,
+                             float(adjusted[key]), test.detectable, verdict, variant, is_decided, note,
+                             claim.comparative))
     return found
+
+
+def compare_pairs(pairs: Mapping[str, Comparison], names: tuple[str, str]) -> list[dict]:
+    """Two-sided paired tests of several comparisons (not claims of the paper), Holm-corrected together.
+
+    Each comparison's differences are ``first - second`` of ``names``; a row per comparison, keys
+    ``label, seeds, estimate, low, high, p_value, adjusted, better``, where ``better`` is the name
+    the decided direction favours (adjusted p at most :data:`ALPHA`) or ``"undecided"``. The
+    two-sided p-value is :math:`\\min(1, 2 \\min(p_>, p_<))`.
+    """
+    rows = []
+    for label, part in pairs.items():
+        greater, less = _directions(part, 0.0)
+        estimate, low, high = _interval(part)
+        rows.append({"label": label, "seeds": len(part.seeds), "estimate": estimate, "low": low, "high": high,
+                     "p_value": min(1.0, 2 * min(greater, less)), "_first": greater <= less})
+    for row, adjusted in zip(rows, holm([r["p_value"] for r in rows]) if rows else []):
+        row["adjusted"] = float(adjusted)
+        first = row.pop("_first")
+        row["better"] = (names[0] if first else names[1]) if adjusted <= ALPHA else "undecided"
+    return rows
+
+
+def decided(findings: Sequence[Finding], comparative_only: bool = False) -> bool:
+    """Whether the table decided any claim (any comparison of configurations, with ``comparative_only``)."""
+    return any(f.decided for f in findings if f.comparative or not comparative_only)
 
 
 def findings_rows(findings: Sequence[Finding]) -> list[dict]:
@@ -178,43 +374,43 @@ def findings_rows(findings: Sequence[Finding]) -> list[dict]:
     return [asdict(f) for f in findings]
 
 
+def _interval_text(f: Finding) -> str:
+    if f.seeds == 0:
+        return "counted"
+    return "one seed" if np.isnan(f.low) else f"{f.low:.3g} to {f.high:.3g}"
+
+
 def format_findings(findings: Sequence[Finding]) -> str:
     """The findings as text, one block each: the claim, the measure, the estimate with its interval,
-    the verdict."""
+    the p-values and the verdict."""
     blocks = []
     for i, f in enumerate(findings, 1):
-        blocks.append(f"{i}. [{f.variant}] {f.claim}\n   {f.measure}: {f.estimate:.4g} "
-                      f"({LEVEL:.0%} interval {f.low:.4g} to {f.high:.4g}) -> {f.verdict}"
-                      + (f"\n   ({f.note})" if f.note else ""))
+        blocks.append(f"{i}. [{f.variant}] {f.claim}\n   {f.measure}: {f.estimate:.4g} ({LEVEL:.0%} interval "
+                      f"{_interval_text(f)}, {f.seeds} seeds), p = {f.p_value:.3g}, Holm {f.adjusted:.3g}, "
+                      f"detectable {f.detectable:.3g} -> {f.verdict}" + (f"\n   ({f.note})" if f.note else ""))
     return "\n".join(blocks)
 
 
 def findings_html(findings: Sequence[Finding], caption: str | None = None) -> str:
     """The findings as an HTML table: the paper's claim, the variant, what we measured (with the
-    finding's note, which defines the measure's symbols), the estimate with its interval, and the
-    verdict. The findings of one claim are rows next to each other (claims in the order they first
-    occur, variants in their order within a claim) under one cell that holds the claim; variants
-    that found the same (a measure that involves no LSE) share one row, marked "both". A note that
-    every finding shares is said once, after the caption."""
+    finding's note), the seeds, the estimate with its interval, the p-value and its Holm-adjusted
+    value, the smallest effect the seeds detect with 80 % power, and the verdict. A note that every
+    finding shares is said once, after the caption."""
     from setfuncs.tables import html_table
 
-    claims = list(dict.fromkeys(f.claim for f in findings))
-    ordered = sorted(findings, key=lambda f: claims.index(f.claim))          # stable: variants keep their order
     notes = {f.note for f in findings}
     shared = next(iter(notes)) if len(notes) == 1 else ""
     if shared:
         caption = f"{caption}; {shared}" if caption else shared
-    same = ("claim", "measure", "estimate", "low", "high", "verdict")      # what two variants must share to merge
-    rows: list[dict] = []
-    for f in ordered:
-        row = {**asdict(f), "variant": VARIANT_LABELS[f.variant],
-               "measure": f"{f.measure} ({f.note})" if f.note and not shared else f.measure,
-               "interval": f"{f.low:.3g} to {f.high:.3g}"}
-        if rows and all(rows[-1][key] == row[key] for key in same) and rows[-1]["variant"] != row["variant"]:
-            rows[-1]["variant"] = "both"
-            continue
-        rows.append(row)
+    claims = list(dict.fromkeys(f.claim for f in findings))
+    ordered = sorted(findings, key=lambda f: claims.index(f.claim))      # stable: a claim's variants side by side
+    rows = [{**{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in asdict(f).items()},
+             "variant": VARIANT_LABELS[f.variant],
+             "measure": f"{f.measure} ({f.note})" if f.note and not shared else f.measure,
+             "interval": _interval_text(f)} for f in ordered]
     return html_table(rows, [("claim", "the paper's claim", "{}"), ("variant", "with", "{}"),
-                             ("measure", "our measure", "{}"), ("estimate", "estimate", "{:.3g}"),
-                             ("interval", f"{LEVEL:.0%} interval", "{}"), ("verdict", "verdict", "{}")],
+                             ("measure", "our measure", "{}"), ("seeds", "seeds", "{}"),
+                             ("estimate", "estimate", "{:.3g}"), ("interval", f"{LEVEL:.0%} interval", "{}"),
+                             ("p_value", "p", "{:.2g}"), ("adjusted", "Holm p", "{:.2g}"),
+                             ("detectable", "detectable (80 %)", "{:.2g}"), ("verdict", "verdict", "{}")],
                       caption=caption, span="claim")

@@ -119,8 +119,14 @@ def t_interval(d: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[fl
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
     mean = float(values.mean())
-    half = float(stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
+    half = float(_t_quantile((1 + level) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
     return mean, mean - half, mean + half
+
+
+@lru_cache(maxsize=256)
+def _t_quantile(q: float, df: int) -> float:
+    """Student's ``q`` quantile with ``df`` degrees of freedom (made once per pair)."""
+    return float(stats.t.ppf(q, df))
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
@@ -150,6 +156,12 @@ def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
         raise ValueError(f"alpha and power must lie in (0, 1), got {alpha} and {power}")
     if smallest_p_value(n) > alpha:
         return float("inf")
+    return _standardised_effect(n, float(alpha), float(power))
+
+
+@lru_cache(maxsize=1024)
+def _standardised_effect(n: int, alpha: float, power: float) -> float:
+    """The root behind :func:`detectable_effect` (made once per ``(n, alpha, power)``)."""
     critical = stats.t.ppf(1 - alpha, n - 1)
 
     def shortfall(delta: float) -> float:

@@ -54,7 +54,7 @@ def show(results: dict, args: argparse.Namespace) -> None:
           f"test ELBO in nats per canvas (higher is better)")
     print(format_table(attention_table(results), params["eval_sizes"]))
     print()
-    print_findings(lambda variant: attention_findings(results, args.paper, variant))
+    print_findings(lambda: attention_findings(results, args.paper))
 
 
 COMMAND_LINE = CommandLine(

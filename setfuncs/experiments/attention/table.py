@@ -81,8 +81,9 @@ def attention_table(results: dict) -> list[dict]:
     """One row per configuration with runs (image first, then the set aggregations in sweep order).
 
     Keys: ``spec, runs, diverged, failed, localiser_parameters``, ``elbo_<n>`` for every evaluated size
-    (set localisers) or ``elbo_image``, ``count_accuracy``, ``box_iou`` (training size or image),
-    ``monotonic`` (set localisers: the mean ELBO increases strictly with n).
+    (set localisers) or ``elbo_image``, ``count_accuracy``, ``box_iou`` (training size or image).
+    Whether a localiser's ELBO rises with n is a claim the findings test
+    (:mod:`~setfuncs.experiments.attention.findings`), not a column of point estimates.
     """
     sizes = _sizes(results)
     train = str(results["budget_parameters"]["particles"])
@@ -99,9 +100,6 @@ def attention_table(results: dict) -> list[dict]:
             row[f"elbo_{n}"] = None if spec == IMAGE else mean_over_runs(done, "elbo", str(n))
         row["count_accuracy"] = mean_over_runs(done, "count_accuracy", key)
         row["box_iou"] = mean_over_runs(done, "box_iou", key)
-        curve = [row[f"elbo_{n}"] for n in sorted(sizes)]
-        row["monotonic"] = (None if spec == IMAGE or None in curve else
-                            bool(all(b > a for a, b in zip(curve, curve[1:]))))
         rows.append(row)
     return rows
 
@@ -122,6 +120,5 @@ def format_table(rows: Sequence[dict], sizes: Sequence[int]) -> str:
                ("localiser_parameters", "weights", "{:>9.0f}"),
                ("elbo_image", "ELBO image", "{:>11.1f}")]
     columns += [(f"elbo_{n}", f"ELBO n={n}", "{:>11.1f}") for n in sorted(sizes)]
-    columns += [("count_accuracy", "count acc", "{:>10.1%}"), ("box_iou", "box IoU", "{:>8.2f}"),
-                ("monotonic", "monotonic", "{!s:>10}")]
+    columns += [("count_accuracy", "count acc", "{:>10.1%}"), ("box_iou", "box IoU", "{:>8.2f}")]
     return text_table(rows, columns)

@@ -15,12 +15,15 @@ from .data import circle_batch, circle_targets, sample_populations, test_set
 from ..sweeps import SETTINGS, all_configurations, lme_configurations, paper_configurations, spec_of
 from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_errors, make_model, run_ensemble, run_one, sweep,
                     train_ensemble, train_model)
-from .findings import circle_findings, lme_against_lse, mse_by_spec
+from .findings import circle_claims, circle_findings, lme_against_lse
+from .mse import mse_by_run, mse_by_spec
 from .table import by_population_size, circle_table, format_table, load_results, median_best, usable_runs
+from .differences import CLAIM_AXES, claim_gaps, convergence_ratios, protocol_differences
 
 __all__ = ["RUN_SCHEMA", "min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
            "welzl_trace", "Step", "Circle", "circle_of", "sample_populations", "circle_targets",
            "circle_batch", "test_set", "Budget", "BUDGETS", "QUICK", "MEDIUM", "FULL", "SETTINGS",
            "all_configurations", "paper_configurations", "lme_configurations", "spec_of", "make_model", "train_model", "train_ensemble", "run_one", "run_ensemble", "circle_errors", "sweep",
            "circle_table", "by_population_size", "format_table", "load_results", "median_best", "usable_runs",
-           "circle_findings", "lme_against_lse", "mse_by_spec"]
+           "circle_claims", "circle_findings", "lme_against_lse", "mse_by_spec", "mse_by_run",
+           "CLAIM_AXES", "protocol_differences", "claim_gaps", "convergence_ratios"]

@@ -21,7 +21,7 @@ def show(results: dict, args: argparse.Namespace) -> None:
     for variant, title in VARIANT_TITLES.items():
         table = circle_table(results, args.batch_size, args.bootstraps, paper=args.paper, variant=variant)
         print(f"{title}\n{format_table(table)}\n")
-    print_findings(lambda variant: circle_findings(results, args.paper, variant, args.batch_size, args.bootstraps))
+    print_findings(lambda: circle_findings(results, args.paper))
 
 
 COMMAND_LINE = CommandLine(

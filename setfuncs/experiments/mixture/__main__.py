@@ -27,7 +27,7 @@ def show(results: dict, args: argparse.Namespace) -> None:
         for row in by_population_size(results, variant):
             values = "  ".join(f"{n}: {m:.3g}" for n, m in zip(row["sizes"], row["median"]))
             print(f"{row['setting']:<20} {values}")
-    print_findings(lambda variant: mixture_findings(results, args.paper, variant, args.batch_size, args.bootstraps))
+    print_findings(lambda: mixture_findings(results, args.paper))
 
 
 COMMAND_LINE = CommandLine(

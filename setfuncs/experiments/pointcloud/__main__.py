@@ -57,7 +57,7 @@ def show(results: dict, args: argparse.Namespace) -> None:
     if args.paper is not None:
         print("paper: test accuracy on ModelNet40 (Table 2)")
     print(format_table(pointcloud_table(results, args.paper)))
-    print_findings(lambda variant: pointcloud_findings(results, args.paper, variant))
+    print_findings(lambda: pointcloud_findings(results, args.paper))
     print("\nmean accuracy by population size n")
     for curve in accuracy_curves(results):
         values = "  ".join(f"{n}: {a:.1%}" for n, a in zip(curve["sizes"], curve["mean"]))

@@ -1,25 +1,38 @@
-r"""The paper's findings on Table 2, tested on a sweep's runs (:mod:`setfuncs.experiments.findings`).
+r"""The paper's findings on Table 2, tested on a sweep's runs paired by seed (:mod:`setfuncs.experiments.findings`).
 
-A column's statistic is its mean test accuracy over seeds at 1,000, 100 or 50 particles
-(:math:`A_n`). The intervals resample the runs of every column; runs that diverged or collapsed,
-or whose accuracy at a size is not finite, are left out (the table counts them). ``variant="lme"``
-reads the two log-mean-exp columns in place of Table 2's two LSE columns.
+A column's statistic at population size :math:`n` is its test accuracy :math:`A_n`; runs that
+diverged or collapsed, or whose accuracy at a size is not finite, are left out (the table counts
+them). Every comparison is paired by seed: :math:`d_s` is the difference of two columns'
+accuracies for the runs trained with seed :math:`s`
+(:func:`~setfuncs.experiments.findings.matched`, ``score="difference"``), or of two groups'
+mean accuracies at that seed. "max/max performs best" is "max/max beats each other column" (every
+part must hold). ``variant="lme"`` reads the two log-mean-exp columns in place of Table 2's two LSE
+columns.
+
+The paper's effects (for the power check of *not reproduced*) are the same differences of its
+Table 2 accuracies (the LSE columns' numbers for their log-mean-exp twins). Our runs use
+:mod:`~setfuncs.experiments.pointcloud.differences`' protocol; where it differs from the paper's on
+an axis a claim depends on, a significant opposite is *not reproduced*, never *contradicted*.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Callable, Sequence
 
 import numpy as np
 
 import setfuncs as sf
 
-from ..findings import RESAMPLES, Claim, Finding, bootstrap, bootstrap_findings, favoured
+from ..differences import claim_gaps
+from ..findings import Claim, Comparison, Finding, compare_pairs, judge, matched
+from ..schema import finished_runs
 from ..sweeps import lme_twin, variant_spec
 from .budget import TABLE_SIZES
-from .table import accuracy_at, column_runs, paper_rows
+from .differences import CLAIM_AXES, protocol_differences
+from .table import accuracy_at, paper_rows
 
-__all__ = ["variant_columns", "pointcloud_findings", "lme_against_lse"]
+__all__ = ["variant_columns", "accuracy_by_run", "pointcloud_claims", "pointcloud_findings", "lme_against_lse"]
 
 
 class _Percent(dict):
@@ -39,97 +52,120 @@ def variant_columns(variant: str = "paper") -> list[str]:
     return [variant_spec(spec, variant) for spec in sf.TABLE2_SPECS]
 
 
-def _accuracy_groups(results: dict, columns: list[str]) -> dict[str, np.ndarray]:
-    """``{spec: [runs, 3]}``: the test accuracies at Table 2's sizes of every run of each column that
-    neither diverged nor collapsed and has a finite accuracy at every size
-    (:func:`~setfuncs.experiments.pointcloud.table.accuracy_at`); a ValueError if a column has none."""
-    groups = {}
+def accuracy_by_run(results: dict, n: int) -> dict[tuple[str, int], float]:
+    """``{(spec, seed): accuracy at n}`` of every finished run; NaN where
+    :func:`~setfuncs.experiments.pointcloud.table.accuracy_at` gives None."""
+    out = {}
+    for run in finished_runs(results):
+        value = accuracy_at(run, n)
+        out[(run["spec"], run["seed"])] = np.nan if value is None else value
+    return out
+
+
+def _check_columns(accuracy: dict[tuple[str, int], float], columns: Sequence[str]) -> None:
     for spec in columns:
-        rows = [[accuracy_at(r, n) for n in TABLE_SIZES] for r in column_runs(results, spec)]
-        rows = [row for row in rows if None not in row]
-        if not rows:
+        if not any(s == spec and np.isfinite(v) for (s, _), v in accuracy.items()):
             raise ValueError(f"the findings need runs of every column; {spec} has no usable run")
-        groups[spec] = np.array(rows, dtype=float)
-    return groups
 
 
-def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
-                        resamples: int = 1000, seed: int = 0) -> list[Finding]:
-    """The findings of Section 4.3 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
-    ``paper`` (``results/paper-results.json``) each claim quotes the paper's Table 2 numbers."""
+def _group_means(accuracy: dict[tuple[str, int], float], columns: Sequence[str]) -> dict[int, float]:
+    """Per seed, the mean accuracy over ``columns`` (the seeds where every column has a usable run)."""
+    seeds = sorted({s for _, s in accuracy})
+    return {s: float(np.mean([accuracy[(c, s)] for c in columns])) for s in seeds
+            if all(np.isfinite(accuracy.get((c, s), np.nan)) for c in columns)}
+
+
+def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper") -> list[Claim]:
+    """The claims of Section 4.3 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
+    ``paper`` (``results/paper-results.json``) each claim quotes the paper's Table 2 numbers and
+    carries its effect."""
     theirs = paper_rows(paper) if paper is not None else None
+    columns = variant_columns(variant)
+    paper_name = dict(zip(columns, sf.TABLE2_SPECS))
+    accuracy = {n: accuracy_by_run(results, n) for n in TABLE_SIZES}
+    _check_columns(accuracy[1000], columns)
+    gap_of = claim_gaps(results, protocol_differences, CLAIM_AXES)
+    lse_column = variant_spec("max/r-lse", variant)
+    learnable_final = [s for s in columns if sf.parse_spec(s)[1] != "max"]
+    max_equivariant = [s for s in columns if sf.parse_spec(s)[0] == "max"]
+    others = [s for s in columns if s not in max_equivariant]
 
     def quote(text: str) -> str:
         return f" (the paper's Table 2: {text.format_map(_Percent(theirs))})" if theirs else ""
 
-    columns = variant_columns(variant)
-    groups = _accuracy_groups(results, columns)
-    size = {n: j for j, n in enumerate(TABLE_SIZES)}
-    lse_column = variant_spec("max/r-lse", variant)
-    learnable_final = [s for s in columns if sf.parse_spec(s)[1] != "max"]
-    max_equivariant = [s for s in columns if sf.parse_spec(s)[0] == "max"]
+    def effect(value: Callable[[dict[str, dict[int, float]]], float]) -> float | None:
+        return None if theirs is None else float(value({c: theirs[paper_name[c]] for c in columns}))
 
-    def mean(sample: dict[str, np.ndarray], spec: str, n: int) -> float:
-        return float(sample[spec][:, size[n]].mean())
+    def beats(a: str, b: str, n: int) -> Comparison:
+        return matched(f"{a} vs {b} at {n}", accuracy[n], [(a, b)], "difference")
 
-    def beats_all(sample: dict[str, np.ndarray]) -> float:
-        return mean(sample, "max/max", 1000) - max(mean(sample, s, 1000) for s in columns if s != "max/max")
-
-    def learnable_beat_max(n: int):
-        return lambda s: min(mean(s, c, n) for c in learnable_final) - mean(s, "max/max", n)
-
-    def smaller_drop(sample: dict[str, np.ndarray]) -> float:
-        drop = lambda spec: mean(sample, spec, 1000) - mean(sample, spec, 50)  # noqa: E731
-        return drop("max/max") - drop(lse_column)
-
-    def max_layers(sample: dict[str, np.ndarray]) -> float:
-        others = [s for s in columns if s not in max_equivariant]
-        return (np.mean([mean(sample, s, 1000) for s in max_equivariant])
-                - np.mean([mean(sample, s, 1000) for s in others]))
-
-    # the claims are the paper's, for both variants (a findings table prints each once); the measures name the columns
+    drop = {(spec, s): accuracy[1000][(spec, s)] - accuracy[50][(spec, s)] for spec, s in accuracy[1000]}
     claims = [
-        ("the original model (max/max) performs best at the training size" + quote("{max/max 1000} at 1,000"),
-         "A1000(max/max) - max over the other columns of A1000", beats_all),
-        ("learnable final aggregations outperform all non-learnable aggregations at 100 particles"
-         + quote("max/max {max/max 100}; max/r-max {max/r-max 100} and r-max/r-max {r-max/r-max 100} fall below it"),
-         "min over learnable-final columns of A100 - A100(max/max)", learnable_beat_max(100)),
-        ("... and at 50 particles" + quote("max/max {max/max 50}, max/r-max {max/r-max 50}, r-max/r-max "
-                                           "{r-max/r-max 50}"),
-         "min over learnable-final columns of A50 - A50(max/max)", learnable_beat_max(50)),
-        ("max/r-LSE generalises to 50 particles better than max/max"
-         + quote("max/r-LSE {max/r-lse 50} against max/max {max/max 50}"),
-         f"A50({lse_column}) - A50(max/max)", lambda s: mean(s, lse_column, 50) - mean(s, "max/max", 50)),
-        ("max/max loses more accuracy from 1,000 to 50 particles than max/r-LSE"
-         + quote("max/max {max/max 1000} to {max/max 50}, max/r-LSE {max/r-lse 1000} to {max/r-lse 50}"),
-         f"(A1000 - A50)(max/max) - (A1000 - A50)({lse_column})", smaller_drop),
-        ("max-type equivariant layers seem crucial (the max-equivariant columns lead Table 2 at 1,000)",
-         "mean A1000 of the max-equivariant columns - mean A1000 of the others", max_layers),
+        Claim("the original model (max/max) performs best at the training size" + quote("{max/max 1000} at 1,000"),
+              "A1000(max/max) - A1000(c) for every other column c (all must be positive)",
+              tuple(beats("max/max", c, 1000) for c in columns if c != "max/max"),
+              paper_effect=effect(lambda p: min(p["max/max"][1000] - p[c][1000] for c in columns if c != "max/max")),
+              gap=gap_of["max/max performs best"]),
     ]
-    note = "A_n: mean test accuracy over seeds at n particles"
-    return bootstrap_findings([Claim(claim, measure, groups, statistic, note=note)
-                               for claim, measure, statistic in claims], variant, resamples, seed)
+    for n, words in ((100, "learnable final aggregations outperform all non-learnable aggregations at 100 particles"
+                      + quote("max/max {max/max 100}; max/r-max {max/r-max 100} and r-max/r-max {r-max/r-max 100} "
+                              "fall below it")),
+                     (50, "... and at 50 particles" + quote("max/max {max/max 50}, max/r-max {max/r-max 50}, "
+                                                           "r-max/r-max {r-max/r-max 50}"))):
+        claims.append(Claim(words, f"A{n}(c) - A{n}(max/max) for every learnable-final column c (all must be positive)",
+                            tuple(beats(c, "max/max", n) for c in learnable_final),
+                            paper_effect=effect(lambda p, n=n: min(p[c][n] - p["max/max"][n] for c in learnable_final)),
+                            gap=gap_of["learnable final aggregations generalise"]))
+    claims += [
+        Claim("max/r-LSE generalises to 50 particles better than max/max"
+              + quote("max/r-LSE {max/r-lse 50} against max/max {max/max 50}"),
+              f"A50({lse_column}) - A50(max/max)", (beats(lse_column, "max/max", 50),),
+              paper_effect=effect(lambda p: p[lse_column][50] - p["max/max"][50]),
+              gap=gap_of["learnable final aggregations generalise"]),
+        Claim("max/max loses more accuracy from 1,000 to 50 particles than max/r-LSE"
+              + quote("max/max {max/max 1000} to {max/max 50}, max/r-LSE {max/r-lse 1000} to {max/r-lse 50}"),
+              f"(A1000 - A50)(max/max) - (A1000 - A50)({lse_column})",
+              (matched(f"max/max vs {lse_column}", drop, [("max/max", lse_column)], "difference"),),
+              paper_effect=effect(lambda p: (p["max/max"][1000] - p["max/max"][50])
+                                  - (p[lse_column][1000] - p[lse_column][50])),
+              gap=gap_of["learnable final aggregations generalise"]),
+        Claim("max-type equivariant layers seem crucial (the max-equivariant columns lead Table 2 at 1,000)",
+              "mean A1000 of the max-equivariant columns - mean A1000 of the others, per seed",
+              (Comparison.paired("max-equivariant vs other columns", _group_means(accuracy[1000], max_equivariant),
+                                 _group_means(accuracy[1000], others)),),
+              paper_effect=effect(lambda p: np.mean([p[c][1000] for c in max_equivariant])
+                                  - np.mean([p[c][1000] for c in others])),
+              gap=gap_of["max equivariant layers are crucial"]),
+    ]
+    return claims
 
 
-def lme_against_lse(results: dict, resamples: int = RESAMPLES, seed: int = 0) -> list[dict]:
+def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None,
+                        variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
+    """The findings table of Section 4.3: the claims of every variant in ``variants``, one Holm
+    correction over them (:func:`~setfuncs.experiments.findings.judge`)."""
+    return judge([(v, c) for v in variants for c in pointcloud_claims(results, paper, v)])
+
+
+def lme_against_lse(results: dict) -> list[dict]:
     r"""Log-mean-exp against the paper's LSE, column by column and size by size (not in the paper).
 
     Each of Table 2's columns with LSE is paired with its twin (:func:`~setfuncs.experiments.sweeps.lme_twin`,
-    ``max/r-lse`` with ``max/r-lme``); at each size :math:`n` of Table 2 the statistic is
-    :math:`A_n(\text{twin}) - A_n(\text{column})`, the difference of mean test accuracies over seeds,
-    with its 95 % interval from resampling both columns' runs
-    (:func:`~setfuncs.experiments.findings.bootstrap`, ``seed`` for every pair and size).
+    ``max/r-lse`` with ``max/r-lme``); at each size :math:`n` of Table 2, :math:`d_s = A_n(\text{twin})
+    - A_n(\text{column})` for the runs of seed :math:`s`, tested two-sided and Holm-corrected over
+    every pair and size (:func:`~setfuncs.experiments.findings.compare_pairs`).
 
-    One row per pair and size, keys ``spec, twin, n, estimate, low, high, better``
-    (:func:`~setfuncs.experiments.findings.favoured`); a ValueError if a column has no usable run.
+    One row per pair and size, keys ``spec, twin, n`` and those of ``compare_pairs`` (``seeds,
+    estimate, low, high, p_value, adjusted, better``); a ValueError if a column has no usable run.
     """
-    rows = []
+    comparisons, where = {}, {}
     for spec in (s for s in sf.TABLE2_SPECS if lme_twin(s) != s):
         twin = lme_twin(spec)
-        groups = _accuracy_groups(results, [spec, twin])
-        for j, n in enumerate(TABLE_SIZES):
-            estimate, low, high = bootstrap(groups, lambda g: float(g[twin][:, j].mean() - g[spec][:, j].mean()),
-                                            resamples, seed)
-            rows.append({"spec": spec, "twin": twin, "n": n, "estimate": estimate, "low": low, "high": high,
-                         "better": favoured(low, high)})
-    return rows
+        for n in TABLE_SIZES:
+            accuracy = accuracy_by_run(results, n)
+            _check_columns(accuracy, [spec, twin])
+            label = f"{twin} vs {spec} at {n}"
+            comparisons[label] = matched(label, accuracy, [(twin, spec)], "difference")
+            where[label] = {"spec": spec, "twin": twin, "n": n}
+    rows = compare_pairs(comparisons, ("log-mean-exp", "LSE"))
+    return [{**where[row.pop("label")], **row} for row in rows]

@@ -1,0 +1,241 @@
+r"""Where the circle sweep's protocol differs from the paper's Section 4.1, axis by axis.
+
+:func:`protocol_differences` gives the rows of the chapter's protocol table (the row type is
+``setfuncs.experiments.differences.Difference``): the paper's value (module constants below, each
+with the sentence of the paper that states it), ours read from a results file, and the status
+``same``, ``kept`` (with its reason) or ``unknown`` (the paper does not state it). The paper's
+Section 4.1 states the population size, the targets, the loss, the grid of configurations, the runs
+per combination and the two statistics of Table 1; it has no appendix, and it states nothing of the
+mixture, the training budget, the optimiser or the architecture's sizes.
+
+**Which axes a claim depends on** (:data:`CLAIM_AXES`). Every claim of Table 1 compares trained
+models, so it depends on every axis of training (:data:`TRAINING_AXES`): the steps and the width
+above all, because a budget that leaves the models unconverged can change a ranking (a row whose
+models learn faster wins a short race it might lose a long one). The committed FULL GPU runs in
+``results/benchmarks/circle-full-gpu-h200.json`` (the full budget: more steps and a wider model
+than the medium sweep) show the medium models far from converged:
+:func:`convergence_ratios` reads both files and gives, per configuration, how many times lower the
+longer budget's median MSE is. Every claim also depends on the data (the mixture sets which
+particles fix the circle, hence how hard the centre is), the population size, the targets and the
+loss. Each claim further depends on which configurations are pooled, on the runs pooled and on
+the statistic: the paper reads its four row comparisons from peaks over runs (the best MSE of a
+row, the median best MSE of batches), and the centre claim from the split of the best runs' MSE,
+while the findings test the typical trained model paired by seed. So the five claims share one
+tuple of axes. The paper states none of the training axes, so every claim has gaps (``setfuncs.experiments.differences.gaps``) and none can be called contradicted: a
+disagreement is "not reproduced on" those axes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Mapping
+
+import numpy as np
+
+from setfuncs.model import DeepSet
+from setfuncs.train import fit
+
+from ..differences import Difference
+from ..differences import claim_gaps as shared_claim_gaps
+from ..sweeps import paper_configurations, spec_of
+from .data import POPULATION_SIZE
+from .mse import mse_by_spec
+from .table import circle_table
+
+__all__ = ["NOT_STATED", "PAPER_POPULATION_SIZE", "PAPER_SETTINGS", "PAPER_COMBINATIONS",
+           "PAPER_RUNS_PER_COMBINATION", "PAPER_RUNS_PER_ROW", "PAPER_PEAK_BATCH", "TRAINING_AXES",
+           "CLAIM_AXES", "header_field", "seed_range", "code_default", "training_differences",
+           "protocol_differences", "claim_gaps", "convergence_ratios"]
+
+#: What the ``paper`` cell of an ``unknown`` row says.
+NOT_STATED = "not stated"
+#: Section 4.1: "the minimal enclosing circle of a population of size 20".
+PAPER_POPULATION_SIZE = 20
+#: Table 1: four rows, the equivariant layers and the final aggregation each plain or recurrent.
+PAPER_SETTINGS = 4
+#: Section 4.1: "20 runs for each of the 9 combinations of aggregations".
+PAPER_COMBINATIONS = 9
+#: Section 4.1, the same sentence.
+PAPER_RUNS_PER_COMBINATION = 20
+#: Section 4.1: "Each row shows the best result out of 180 runs".
+PAPER_RUNS_PER_ROW = 180
+#: Section 4.1: "we subsample all available experiments (with replacement) into several sets of 20".
+PAPER_PEAK_BATCH = 20
+
+#: The axes of training that Sections 4.1 and 4.2 both leave unstated (:func:`training_differences`,
+#: whose rows the mixture's table shares).
+TRAINING_AXES = ("steps", "batch", "width", "equivariant layers", "recurrent steps", "optimiser and learning rate",
+                 "Adam eps", "weight decay", "learning-rate schedule", "gradient clipping", "activation", "dropout",
+                 "architecture", "head initialisation")
+_CLAIM = (("data", "population size", "targets", "loss") + TRAINING_AXES
+          + ("configurations", "seeds and runs per configuration", "statistic"))
+#: Each claim of Section 4.1 (as the findings test it) and the axes of the protocol it depends on
+#: (the module docstring gives the reasoning).
+CLAIM_AXES: dict[str, tuple[str, ...]] = {
+    "recurrent equivariant layers improve": _CLAIM,
+    "recurrent aggregations improve": _CLAIM,
+    "equivariant layers grant the larger boost": _CLAIM,
+    "recurrent/recurrent is the best row": _CLAIM,
+    "the challenge lies in the centre": _CLAIM,
+}
+
+
+def header_field(results: Mapping[str, Any], *keys: str) -> Any:
+    """``results[keys[0]][keys[1]]...``; a ValueError naming the missing key and how to get it."""
+    value: Any = results
+    for depth, key in enumerate(keys):
+        if not isinstance(value, Mapping) or key not in value:
+            path = ".".join(keys[:depth + 1])
+            raise ValueError(f"the results lack {path!r}; pass a sweep's results file read by its experiment's "
+                             f"load_results (the sweep's provenance writes it), or rerun the sweep")
+        value = value[key]
+    return value
+
+
+def seed_range(seeds: list[int]) -> str:
+    """``"0..9"`` for consecutive seeds, else the list; a ValueError for no seeds."""
+    if not seeds:
+        raise ValueError("seeds is empty; a sweep's results file lists the seeds it ran")
+    ordered = sorted(seeds)
+    return f"{ordered[0]}..{ordered[-1]}" if ordered == list(range(ordered[0], ordered[-1] + 1)) else str(ordered)
+
+
+def code_default(function: Any, name: str) -> Any:
+    """The default of ``function``'s argument ``name`` in the installed code: what a caller that never
+    passes it uses (a value a results file does not record)."""
+    return inspect.signature(function).parameters[name].default
+
+
+def training_differences(results: Mapping[str, Any]) -> list[Difference]:
+    """The rows of :data:`TRAINING_AXES`, all ``unknown`` (neither section states them).
+
+    Steps, batch, width, layers, recurrent reads, learning rate and clipping are the file's
+    ``budget_parameters``, the head's initialisation its ``head``. Adam's eps, weight decay, the
+    schedule, the activation, the dropout and the other layer counts are not recorded in a results
+    file: the sweeps never pass them, so they are the defaults of :func:`setfuncs.train.fit` and
+    :class:`setfuncs.model.DeepSet` in the installed code, and their cells say so.
+    """
+    budget = header_field(results, "budget_parameters")
+    name = header_field(results, "budget")
+    head = header_field(results, "head", "init")
+    milestones = code_default(fit, "milestones")
+    code = "code default, not recorded in the file"
+    schedule = (f"x {code_default(fit, 'gamma')} after steps {list(milestones)}" if milestones
+                else "constant learning rate")
+    rows = [("steps", f"{header_field(budget, 'steps'):,} Adam steps ({name} budget)"),
+            ("batch", f"{header_field(budget, 'batch')} populations per step"),
+            ("width", f"{header_field(budget, 'hidden')} units in every hidden layer"),
+            ("equivariant layers", f"{header_field(budget, 'equivariant_layers')}"),
+            ("recurrent steps", f"T = {header_field(budget, 'recurrent_steps')} reads per recurrent aggregation"),
+            ("optimiser and learning rate", f"Adam, learning rate {header_field(budget, 'lr'):g}"),
+            ("Adam eps", f"{code_default(fit, 'eps'):g} ({code})"),
+            ("weight decay", f"{code_default(fit, 'weight_decay'):g} ({code})"),
+            ("learning-rate schedule", f"{schedule} ({code})"),
+            ("gradient clipping", f"gradient norm clipped at {header_field(budget, 'clip'):g}"),
+            ("activation", f"{code_default(DeepSet, 'activation')} everywhere ({code})"),
+            ("dropout", f"{code_default(DeepSet, 'dropout'):g} ({code})"),
+            ("architecture", f"{code_default(DeepSet, 'embed_layers')} embedding layer(s), "
+                             f"'{code_default(DeepSet, 'layer')}' layers, a process MLP of "
+                             f"{code_default(DeepSet, 'process_layers')} linear layers ({code})"),
+            ("head initialisation", head)]
+    reasons = {"steps": "a budget that leaves the models unconverged can change a ranking",
+               "width": "as for the steps: a wider model may learn faster or reach a lower loss",
+               "head initialisation": "a randomly initialised output layer can drive tanh units into saturation, "
+                                      "where a model collapses to a constant"}
+    return [Difference(axis, NOT_STATED, ours, "unknown", reasons.get(axis, "")) for axis, ours in rows]
+
+
+def _configurations(results: Mapping[str, Any]) -> Difference:
+    """The grid: the paper's configurations that the sweep ran, and any beyond them."""
+    ran = set(header_field(results, "configurations"))
+    paper = {spec_of(*c) for c in paper_configurations()}
+    missing = sorted(paper - ran)
+    ours = f"{len(paper & ran)} of the paper's configurations and {len(ran - paper)} with log-mean-exp in place of LSE"
+    status, reason = ("same", "") if not missing else ("kept", f"this sweep did not run {missing}")
+    return Difference("configurations",
+                      f"{PAPER_SETTINGS} settings x {PAPER_COMBINATIONS} combinations of mean, max, LSE",
+                      ours, status, reason)
+
+
+def _runs(results: Mapping[str, Any]) -> tuple[Difference, Difference]:
+    """The seeds and runs row and the statistic row (both depend on the runs per configuration)."""
+    runs = header_field(results, "runs_per_configuration")
+    seeds = header_field(results, "seeds")
+    hours = header_field(results, "wall_seconds") / 3600
+    cores = header_field(results, "hardware", "cpu_count")
+    ours = f"{runs} runs per configuration, seeds {seed_range(seeds)} ({header_field(results, 'seed_scheme')})"
+    same = runs == PAPER_RUNS_PER_COMBINATION
+    budget = (f"the committed sweep's budget: {runs} runs of {len(header_field(results, 'configurations'))} "
+              f"configurations took {hours:.1f} h on {cores} CPU cores")
+    seeds_row = Difference("seeds and runs per configuration",
+                           f"{PAPER_RUNS_PER_COMBINATION} runs per combination; the seeds {NOT_STATED}",
+                           ours, "same" if same else "kept", "" if same else budget)
+    batch = code_default(circle_table, "batch_size")
+    per_row = runs * PAPER_COMBINATIONS
+    reason = ("a peak over a handful of runs has no test of known error rate at these run counts, so the findings "
+              "test the typical trained model and the table shows the paper's peak statistics as estimates")
+    if per_row != PAPER_RUNS_PER_ROW:
+        reason += (f"; a best improves with the number of runs, so the best of {per_row} runs does not compare "
+                   f"with the best of {PAPER_RUNS_PER_ROW}")
+    statistic = Difference("statistic",
+                           f"best MSE of the {PAPER_RUNS_PER_ROW} runs of a row; median over bootstrap sets of "
+                           f"{PAPER_PEAK_BATCH} runs of each set's best MSE",
+                           f"table: the best MSE of the {per_row} runs of a row and the median best MSE of bootstrap "
+                           f"batches of {batch} runs; findings: matched configurations of two rows, paired by seed",
+                           "kept", reason)
+    return seeds_row, statistic
+
+
+def protocol_differences(results: Mapping[str, Any]) -> list[Difference]:
+    """Every axis of the circle protocol, the paper's against the sweep of ``results`` (a results file
+    read by :func:`~setfuncs.experiments.circle.table.load_results`): data, population size,
+    targets, loss, the :data:`TRAINING_AXES`, configurations, seeds and runs, and the statistic.
+    A ValueError names a header key that ``results`` lacks."""
+    mixture = header_field(results, "mixture")
+    low, high = header_field(mixture, "std_range")
+    data = Difference(
+        "data", f"populations from a Gaussian mixture model; its components, means, variances and weights {NOT_STATED}",
+        f"components {header_field(mixture, 'components')}, means N(0, "
+        f"{header_field(mixture, 'mean_std'):g}^2 I), isotropic standard deviations U[{low:g}, {high:g}], "
+        f"weights {header_field(mixture, 'weights')}, a new mixture for every population",
+        "unknown", "absolute MSEs depend on the mixture's scale, so only ratios between rows compare with the paper's")
+    sizes = header_field(results, "budget_parameters", "test_population_sizes")
+    same_size = POPULATION_SIZE == PAPER_POPULATION_SIZE
+    size = Difference("population size", f"{PAPER_POPULATION_SIZE}",
+                      f"{POPULATION_SIZE} in training (the code's POPULATION_SIZE; the file does not record it); "
+                      f"tested at N = {', '.join(str(n) for n in sizes)}",
+                      "same" if same_size else "kept", "" if same_size else "the code's training size differs")
+    outputs = len(header_field(results, "head", "bias"))
+    targets = Difference("targets", "centre and radius of the minimal enclosing circle",
+                         f"centre and radius of the minimal enclosing circle ({outputs} outputs: centre x, centre y, "
+                         f"radius)", "same")
+    loss = Difference("loss", "MSE towards the centre and radius of the true circle",
+                      f"mean squared error over the {outputs} outputs; reported: radius MSE + squared centre distance",
+                      "same")
+    seeds_row, statistic = _runs(results)
+    return [data, size, targets, loss, *training_differences(results), _configurations(results), seeds_row, statistic]
+
+
+def claim_gaps(results: Mapping[str, Any]) -> dict[str, str]:
+    """For each claim of :data:`CLAIM_AXES`, the axes on which the protocol of ``results`` is not known
+    to match the paper's, joined with "; " ("" where it matches on all)
+    (:func:`setfuncs.experiments.differences.claim_gaps` with this experiment's rows)."""
+    return shared_claim_gaps(results, protocol_differences, CLAIM_AXES)
+
+
+def convergence_ratios(results: Mapping[str, Any], longer: Mapping[str, Any]) -> dict[str, float]:
+    r"""For every configuration run in both sweeps, :math:`\tilde m / \tilde m_{\text{longer}}`: the
+    median test MSE of its runs in ``results`` over that in ``longer`` (a run that learnt nothing
+    counts as +inf, ``setfuncs.experiments.circle.mse.mse_by_spec``). A ratio above 1 says the
+    longer budget's runs are better, so the runs of ``results`` had not converged; it measures every
+    way the two budgets differ at once (steps and width for the committed files). A ValueError if
+    the files are of different experiments or share no configuration."""
+    if header_field(results, "experiment") != header_field(longer, "experiment"):
+        raise ValueError(f"results and longer must be sweeps of one experiment, got {results['experiment']!r} and "
+                         f"{longer['experiment']!r}")
+    ours, theirs = mse_by_spec(dict(results)), mse_by_spec(dict(longer))
+    shared = [spec for spec in ours if spec in theirs]
+    if not shared:
+        raise ValueError(f"results and longer share no configuration; longer ran {sorted(theirs)}")
+    return {spec: float(np.median(ours[spec]) / np.median(theirs[spec])) for spec in shared}
+

@@ -1,0 +1,95 @@
+"""The findings tables are calibrated: under a null they decide a claim in at most ALPHA of tables
+(per claim and family-wise, plus Monte Carlo error), on synthetic differences at the seed counts
+the chapters use and on null copies of every committed results file; against a true paired effect
+of one standard deviation, 10 seeds reproduce a claim in at least 80 % of tables; and the same
+machinery still decides what is real in the committed files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from setfuncs.experiments import circle, mixture, pointcloud
+from setfuncs.experiments.findings import ALPHA, Claim, Comparison, decided, judge
+from setfuncs.experiments.nulls import null_copy
+from setfuncs.experiments.results import PAPER_RESULTS, RESULTS_DIR, results_file
+
+PAPER = RESULTS_DIR / PAPER_RESULTS
+
+
+def allowed(rate: float, trials: int) -> float:
+    """``rate`` plus three binomial standard errors of ``trials`` draws: the most a calibrated rate shows."""
+    return rate + 3 * np.sqrt(rate * (1 - rate) / trials)
+
+
+def table(differences: list[np.ndarray], combine: str = "all") -> list:
+    """A findings table of one claim per array (its rows the parts)."""
+    return judge([("paper", Claim(f"claim {i}", "d", tuple(Comparison(f"part {k}", tuple(range(len(p))), p)
+                                                           for k, p in enumerate(np.atleast_2d(d))), combine=combine))
+                  for i, d in enumerate(differences)])
+
+
+NOISES = {"normal": lambda rng, shape: rng.standard_normal(shape),
+          "skewed": lambda rng, shape: rng.exponential(size=shape) * rng.choice((-1, 1), size=shape),
+          "heavy-tailed": lambda rng, shape: rng.standard_cauchy(shape)}
+
+
+@pytest.mark.parametrize("seeds", [5, 10])
+@pytest.mark.parametrize("noise", NOISES)
+def test_a_table_of_null_claims_decides_any_in_at_most_alpha(seeds: int, noise: str) -> None:
+    rng = np.random.default_rng(seeds)
+    trials, claims = 400, 5
+    draws = NOISES[noise]
+    tables = [table([draws(rng, seeds) for _ in range(claims)]) for _ in range(trials)]
+    assert np.mean([decided(t) for t in tables]) <= allowed(ALPHA, trials)
+    assert np.mean([f.decided for t in tables for f in t]) <= allowed(ALPHA / claims, trials * claims)
+
+
+def test_dependent_and_multi_part_null_claims_stay_calibrated() -> None:
+    rng = np.random.default_rng(1)
+    trials, decisions = 400, 0
+    for _ in range(trials):
+        shared = rng.standard_normal(10)                 # claims that share a configuration's noise
+        parts = [shared + 0.5 * rng.standard_normal((3, 10)) for _ in range(4)]
+        decisions += decided(table(parts) + table(parts[:2], combine="any"))
+    assert decisions / trials <= allowed(2 * ALPHA, trials)   # two tables, each at most ALPHA
+
+
+def test_a_true_claim_is_rarely_contradicted_and_ten_seeds_have_the_power() -> None:
+    rng = np.random.default_rng(2)
+    trials = 600
+    found = [table([1.0 + rng.standard_normal(10)])[0] for _ in range(trials)]
+    assert np.mean([f.verdict == "reproduced" for f in found]) >= 0.8
+    wrong = [table([0.0 + rng.standard_normal(10)])[0] for _ in range(trials)]
+    assert np.mean([f.verdict == "contradicted" for f in wrong]) <= allowed(0.2 * ALPHA, trials)
+
+
+def test_ten_of_ten_seeds_decide_and_three_never_do() -> None:
+    assert table([np.linspace(1, 2, 10)])[0].verdict == "reproduced"
+    assert table([np.linspace(1, 2, 3)])[0].verdict == "undecided"
+
+
+# --- null copies of the committed files ------------------------------------------------------------------
+
+#: (file, loader, findings of one table, copies). Not attention's file: its one comparison of configurations
+#: (a set localiser on par with the image localiser, i.e. at most 1 nat below it) is TRUE when outcomes are
+#: exchangeable, so no shuffle makes it false, and its other claims are about each localiser's own curve;
+#: its tables' error rates are those of the synthetic tests above ("any" claims, margins, one-sample parts).
+FILES = [("circle-medium.json", circle.load_results, lambda r: circle.circle_findings(r, PAPER), 60),
+         ("mixture-medium.json", mixture.load_results, lambda r: mixture.mixture_findings(r, PAPER), 30),
+         ("pointcloud-medium.json", pointcloud.load_results, lambda r: pointcloud.pointcloud_findings(r, PAPER), 30)]
+
+
+@pytest.mark.parametrize("name, load, findings_of, copies", FILES, ids=[f[0] for f in FILES])
+def test_null_copies_of_a_committed_file_are_decided_at_most_at_alpha(name, load, findings_of, copies) -> None:
+    results = load(results_file(name))
+    # a claim about one group's own level (not a comparison) stays true in a null copy: not counted
+    rates = [decided(findings_of(null_copy(results, seed)), comparative_only=True) for seed in range(copies)]
+    assert np.mean(rates) <= allowed(ALPHA, copies)
+
+
+def test_the_committed_circle_file_still_decides_what_is_real() -> None:
+    found = circle.circle_findings(circle.load_results(results_file("circle-medium.json")), PAPER)
+    recurrent_layers = found[0]
+    assert "recurrent equivariant layers" in recurrent_layers.claim and recurrent_layers.seeds == 10
+    assert recurrent_layers.decided and recurrent_layers.verdict == "reproduced"
