@@ -1,0 +1,90 @@
+r"""Has a sweep's budget converged? The test metric at every run's checkpoints, per group of runs.
+
+Every run of the shared run protocol (:mod:`~setfuncs.experiments.protocol`) records its test
+metric at a few checkpoints, ``learning_curve["test"]`` (``steps`` and ``values``). For a group of
+runs (a setting, a column) :func:`checkpoint_curves` gives the median and quartiles over runs at
+each checkpoint, and :func:`late_change` asks whether the metric still moves over the last stretch
+of training: for each seed :math:`s`, the mean over the group's runs of that seed of the change from
+the second-to-last checkpoint to the last,
+
+.. math:: d_s = \pm\,(v_{s,\text{last}} - v_{s,\text{before}}),
+
+signed so that a positive :math:`d_s` is an improvement, tested two-sided by sign flips over seeds
+with one Holm correction over the groups (:func:`~setfuncs.experiments.findings.compare_pairs`). A
+group whose metric is "still improving" has not converged at this budget; "undecided" says the
+seeds cannot tell a change from none, not that the group has converged. Runs that diverged,
+collapsed or failed, or lack a finite checkpoint, are left out. matplotlib is imported by the axes
+a caller passes in, never here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .findings import Comparison, compare_pairs
+from .schema import trained_runs
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["checkpoints_by_group", "checkpoint_curves", "late_change", "plot_checkpoint_curves"]
+
+
+def checkpoints_by_group(results: dict, group: str) -> dict[str, list[tuple[int, list[int], np.ndarray]]]:
+    """``{group value: [(seed, steps, values), ...]}``: every trained run's test checkpoints with finite
+    values, grouped by the run's field ``group`` (e.g. ``"setting"``, ``"spec"``). A ValueError if no
+    run records checkpoints (a file written before issue 27's run protocol)."""
+    out: dict[str, list[tuple[int, list[int], np.ndarray]]] = {}
+    for run in trained_runs(results):
+        test = (run.get("learning_curve") or {}).get("test") or {}
+        values = np.asarray(test.get("values") or [], dtype=float)
+        if values.size and np.isfinite(values).all():
+            out.setdefault(str(run[group]), []).append((run["seed"], list(test["steps"]), values))
+    if not out:
+        raise ValueError("no run of these results records test checkpoints (learning_curve.test): the file "
+                         "was written before the shared run protocol recorded them; rerun the sweep")
+    return out
+
+
+def checkpoint_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
+    """Per group: ``steps``, and the ``median``, ``q25`` and ``q75`` over its runs of the test metric at
+    each checkpoint, and ``runs``. A ValueError names a group whose runs disagree on the steps."""
+    curves = {}
+    for name, runs in checkpoints_by_group(results, group).items():
+        steps = runs[0][1]
+        if any(r[1] != steps for r in runs):
+            raise ValueError(f"the runs of {group} {name!r} were checked at different steps; "
+                             f"they belong to different budgets")
+        values = np.stack([r[2] for r in runs])
+        q25, median, q75 = np.quantile(values, [0.25, 0.5, 0.75], axis=0)
+        curves[name] = {"steps": steps, "median": median, "q25": q25, "q75": q75, "runs": len(runs)}
+    return curves
+
+
+def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]:
+    """Per group with runs of at least two seeds: the change over the last checkpoint interval, paired by
+    seed (see the module); the rows of :func:`~setfuncs.experiments.findings.compare_pairs` with
+    ``label`` the group and ``better`` one of "still improving", "getting worse", "undecided"."""
+    sign = 1.0 if higher_is_better else -1.0
+    comparisons = {}
+    for name, runs in checkpoints_by_group(results, group).items():
+        by_seed: dict[int, list[float]] = {}
+        for seed, _, values in runs:
+            if values.size >= 2:
+                by_seed.setdefault(seed, []).append(sign * float(values[-1] - values[-2]))
+        if len(by_seed) >= 2:
+            seeds = sorted(by_seed)
+            comparisons[name] = Comparison(name, tuple(seeds), np.array([np.mean(by_seed[s]) for s in seeds]))
+    return compare_pairs(comparisons, ("still improving", "getting worse"))
+
+
+def plot_checkpoint_curves(ax: Axes, curves: dict[str, dict[str, Any]], metric: str) -> None:
+    """The median test metric of each group against the step, with its interquartile band."""
+    for name, curve in curves.items():
+        line, = ax.plot(curve["steps"], curve["median"], marker="o", label=f"{name} ({curve['runs']} runs)")
+        ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
+    ax.set_xlabel("training step")
+    ax.set_ylabel(f"{metric} (median, quartiles over runs)")
+    ax.legend(fontsize="small")

@@ -1,0 +1,51 @@
+"""Convergence from the runs' test checkpoints: curves per group, and whether the metric still moves."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from setfuncs.experiments.convergence import checkpoint_curves, late_change
+from setfuncs.experiments.results import RESULTS_DIR
+
+STEPS = [100, 200, 300, 400, 500]
+
+
+def runs(slope_of: dict[str, float], seeds: int = 10, noise: float = 0.01) -> dict:
+    """Runs whose test metric falls by ``slope`` per checkpoint, plus noise."""
+    rng = np.random.default_rng(0)
+    return {"runs": [{"spec": f"{group}/x", "setting": group, "seed": seed, "error": None, "collapsed": False,
+                      "learning_curve": {"test": {"metric": "mse", "steps": STEPS,
+                                                  "values": list(1.0 - slope * np.arange(5) + noise * rng.standard_normal(5))}}}
+                     for group, slope in slope_of.items() for seed in range(seeds)]}
+
+
+def test_a_metric_that_still_falls_is_still_improving_and_a_flat_one_undecided() -> None:
+    rows = {r["label"]: r for r in late_change(runs({"falling": 0.1, "flat": 0.0, "rising": -0.1}), "setting",
+                                               higher_is_better=False)}
+    assert rows["falling"]["better"] == "still improving" and rows["rising"]["better"] == "getting worse"
+    assert rows["flat"]["better"] == "undecided"
+    assert rows["falling"]["estimate"] == pytest.approx(0.1, abs=0.01) and rows["falling"]["seeds"] == 10
+    flipped = {r["label"]: r["better"] for r in late_change(runs({"falling": 0.1}), "setting", higher_is_better=True)}
+    assert flipped == {"falling": "getting worse"}                # accuracy falling: worse
+
+
+def test_curves_give_median_and_quartiles_per_group_and_leave_out_failed_runs() -> None:
+    results = runs({"a": 0.1})
+    results["runs"][0]["collapsed"] = True
+    results["runs"][1]["learning_curve"]["test"]["values"][2] = float("nan")
+    curve = checkpoint_curves(results, "setting")["a"]
+    assert curve["runs"] == 8 and curve["steps"] == STEPS
+    assert (curve["q25"] <= curve["median"]).all() and (curve["median"] <= curve["q75"]).all()
+    assert curve["median"][0] - curve["median"][-1] == pytest.approx(0.4, abs=0.02)
+    results["runs"][2]["learning_curve"]["test"]["steps"] = [1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match="different steps"):
+        checkpoint_curves(results, "setting")
+
+
+def test_a_file_without_checkpoints_is_refused_with_the_reason() -> None:
+    earlier = json.loads((RESULTS_DIR / "circle-medium.json").read_text())
+    with pytest.raises(ValueError, match="written before the shared run protocol"):
+        checkpoint_curves(earlier, "setting")
