@@ -20,7 +20,7 @@ __all__ = ["CHAPTERS", "LINKS", "conclusion_rows"]
 CHAPTERS = {"circle": "08_circle", "mixture": "09_mixture", "pointcloud": "10_point_clouds",
             "attention": "11_attention"}
 
-#: Conclusion -> ((experiment, words a claim contains), ...): the claims that bear on it. A conclusion
+#: For each conclusion, the (experiment, words a claim contains) pairs — the claims that bear on it. A conclusion
 #: with none is a statement about the framework no experiment tests.
 LINKS: dict[str, tuple[tuple[str, str], ...]] = {
     "Aggregations are a research axis of their own": (),

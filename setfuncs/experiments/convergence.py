@@ -19,15 +19,12 @@ a caller passes in, never here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .findings import Comparison, compare_pairs
 from .schema import trained_runs
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
 
 __all__ = ["checkpoints_by_group", "checkpoint_curves", "late_change", "plot_checkpoint_curves"]
 
@@ -80,8 +77,8 @@ def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]
     return compare_pairs(comparisons, ("still improving", "getting worse"))
 
 
-def plot_checkpoint_curves(ax: Axes, curves: dict[str, dict[str, Any]], metric: str) -> None:
-    """The median test metric of each group against the step, with its interquartile band."""
+def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: str) -> None:
+    """The median test metric of each group against the step, with its interquartile band, on ``ax`` (matplotlib axes)."""
     for name, curve in curves.items():
         line, = ax.plot(curve["steps"], curve["median"], marker="o", label=f"{name} ({curve['runs']} runs)")
         ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)

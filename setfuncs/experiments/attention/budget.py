@@ -40,7 +40,7 @@ __all__ = ["POPULATION_SIZES", "READOUTS", "Budget", "QUICK", "MEDIUM", "EARLIER
 
 #: The test population sizes of Figure 4 (the set localisers are trained at ``Budget.particles``).
 POPULATION_SIZES = (5, 20, 200, 1000)
-#: Readouts of the recurrent aggregations: the paper's backward LSTM over the reads, or the last read.
+#: Readouts of the recurrent aggregations — the paper's backward LSTM over the reads, or the last read.
 READOUTS = ("backward", "last")
 
 
@@ -94,7 +94,7 @@ QUICK = Budget("quick", steps=1500, batch=32, lr=3e-3, clip=10.0, hidden=64, equ
 #: The sweep of chapter 11 (see the module docstring).
 MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                 recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000, readout="backward")
-#: The budget that wrote ``results/attention-medium.json``: MEDIUM with readout ``"last"``. Kept only to
+#: The budget that wrote ``results/attention-medium.json`` — MEDIUM with readout ``"last"``. Kept only to
 #: check and describe that file until issue 27's rerun (MEDIUM, 10 seeds) replaces it; not in BUDGETS.
 EARLIER_MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                         recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000, readout="last")

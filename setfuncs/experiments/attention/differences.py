@@ -49,9 +49,9 @@ from .budget import EARLIER_MEDIUM, POPULATION_SIZES, READOUTS
 
 __all__ = ["AXES", "NOT_STATED", "PAPER_PARTICLES", "PAPER_READOUT", "CLAIM_AXES", "protocol_differences"]
 
-#: Section 4.4: "sampling 200 particles proportional to the pixel intensities" (the training size).
+#: Section 4.4 — "sampling 200 particles proportional to the pixel intensities" (the training size).
 PAPER_PARTICLES = 200
-#: Section 3.2: the step-wise results :math:`a_1, \dots, a_T` of a recurrent aggregation go through
+#: Section 3.2 — the step-wise results :math:`a_1, \dots, a_T` of a recurrent aggregation go through
 #: "another recurrent network layer that processes [them] in reversed order".
 PAPER_READOUT = "backward"
 #: The paper's column where the paper gives no value.

@@ -42,7 +42,7 @@ __all__ = ["ON_PAR_NATS", "WEIGHT_RATIO", "variant_specs", "attention_claims", "
 
 #: How far below the image localiser (nats per canvas) a set localiser may be and still count as on par.
 ON_PAR_NATS = 1.0
-#: "An order of magnitude fewer weights": the smallest ratio of the image localiser's weights to a set localiser's.
+#: "An order of magnitude fewer weights" — the smallest ratio of the image localiser's weights to a set localiser's.
 WEIGHT_RATIO = 10
 
 

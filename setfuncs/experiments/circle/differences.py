@@ -49,17 +49,17 @@ __all__ = ["NOT_STATED", "PAPER_POPULATION_SIZE", "PAPER_SETTINGS", "PAPER_COMBI
 
 #: What the ``paper`` cell of an ``unknown`` row says.
 NOT_STATED = "not stated"
-#: Section 4.1: "the minimal enclosing circle of a population of size 20".
+#: Section 4.1 — "the minimal enclosing circle of a population of size 20".
 PAPER_POPULATION_SIZE = 20
-#: Table 1: four rows, the equivariant layers and the final aggregation each plain or recurrent.
+#: Table 1 — four rows, the equivariant layers and the final aggregation each plain or recurrent.
 PAPER_SETTINGS = 4
-#: Section 4.1: "20 runs for each of the 9 combinations of aggregations".
+#: Section 4.1 — "20 runs for each of the 9 combinations of aggregations".
 PAPER_COMBINATIONS = 9
 #: Section 4.1, the same sentence.
 PAPER_RUNS_PER_COMBINATION = 20
-#: Section 4.1: "Each row shows the best result out of 180 runs".
+#: Section 4.1 — "Each row shows the best result out of 180 runs".
 PAPER_RUNS_PER_ROW = 180
-#: Section 4.1: "we subsample all available experiments (with replacement) into several sets of 20".
+#: Section 4.1 — "we subsample all available experiments (with replacement) into several sets of 20".
 PAPER_PEAK_BATCH = 20
 
 #: The axes of training that Sections 4.1 and 4.2 both leave unstated (:func:`training_differences`,

@@ -47,15 +47,15 @@ from .table import peak_performance
 __all__ = ["PAPER_COMPONENTS", "PAPER_WEIGHT_RANGE", "PAPER_POPULATION_SIZE", "PAPER_BOOTSTRAPS", "PAPER_PEAK_BATCH",
            "CLAIM_AXES", "weight_interval", "protocol_differences", "claim_gaps"]
 
-#: Section 4.2: "each mixture consists of two components".
+#: Section 4.2 — "each mixture consists of two components".
 PAPER_COMPONENTS = 2
-#: Section 4.2: "the mixture weights are sampled from [.05, .95]".
+#: Section 4.2 — "the mixture weights are sampled from [.05, .95]".
 PAPER_WEIGHT_RANGE = (0.05, 0.95)
-#: Section 4.2: "The GMM populations of size 100 in our data set".
+#: Section 4.2 — "The GMM populations of size 100 in our data set".
 PAPER_POPULATION_SIZE = 100
-#: Section 4.2: "gathering 100 estimates each from EM and the model for each population size".
+#: Section 4.2 — "gathering 100 estimates each from EM and the model for each population size".
 PAPER_BOOTSTRAPS = 100
-#: Section 4.2 and Figure 3b: "the peak performance for batches of 5 experiments".
+#: Section 4.2 and Figure 3b — "the peak performance for batches of 5 experiments".
 PAPER_PEAK_BATCH = 5
 
 _DATA_AXES = ("mixture components", "weights range", "means", "component variance", "training population sizes",

@@ -43,36 +43,36 @@ __all__ = ["MODELNET40_CLASSES", "MODELNET40_TRAIN", "MODELNET40_TEST", "PAPER_P
 
 #: ModelNet40's classes and meshes per split (the paper, Section 4.3; Wu et al. 2015's archive).
 MODELNET40_CLASSES, MODELNET40_TRAIN, MODELNET40_TEST = 40, 9843, 2468
-#: The paper: "The training is performed on 1000 particles" (run.py: ``downsample = 10`` of 10,000).
+#: The paper — "The training is performed on 1000 particles" (run.py: ``downsample = 10`` of 10,000).
 PAPER_POINTS = 1000
-#: run.py: ``num_epochs = 1000`` and ``batch_size = 64``.
+#: run.py — ``num_epochs = 1000`` and ``batch_size = 64``.
 REFERENCE_EPOCHS, REFERENCE_BATCH = 1000, 64
-#: run.py: ``network_dim = 256`` ("for 1000 points use 256").
+#: run.py — ``network_dim = 256`` ("for 1000 points use 256").
 REFERENCE_WIDTH = 256
-#: run.py: ``optim.Adam(..., lr=1e-3, weight_decay=1e-7, eps=1e-3)``.
+#: run.py — ``optim.Adam(..., lr=1e-3, weight_decay=1e-7, eps=1e-3)``.
 REFERENCE_OPTIMIZER, REFERENCE_LR, REFERENCE_WEIGHT_DECAY, REFERENCE_EPS = "Adam", 1e-3, 1e-7, 1e-3
-#: run.py: ``MultiStepLR(milestones=range(400, num_epochs, 400), gamma=0.1)``, stepped once an
+#: run.py — ``MultiStepLR(milestones=range(400, num_epochs, 400), gamma=0.1)``, stepped once an
 #: epoch: the learning rate x 0.1 after epochs 400 and 800 of 1,000.
 REFERENCE_DECAY_AT, REFERENCE_DECAY = (0.4, 0.8), 0.1
-#: run.py: ``classifier.clip_grad(self.D, 5)``, which scales all gradients by
+#: run.py — ``classifier.clip_grad(self.D, 5)``, which scales all gradients by
 #: ``5 / (norm + 1e-6)`` when below 1, ``norm`` the L2 norm of all of them together: the rule of
 #: ``torch.nn.utils.clip_grad_norm_``, which our training applies with the budget's ``clip``.
 REFERENCE_CLIP = 5.0
-#: classifier.py: ``DTanh``, tanh after every equivariant layer and the classifier's hidden layer.
+#: classifier.py — ``DTanh``, tanh after every equivariant layer and the classifier's hidden layer.
 REFERENCE_ACTIVATION = "tanh"
-#: classifier.py: ``DTanh.ro`` has ``nn.Dropout(p=0.5)`` before each of its two linear layers.
+#: classifier.py — ``DTanh.ro`` has ``nn.Dropout(p=0.5)`` before each of its two linear layers.
 REFERENCE_DROPOUT = 0.5
-#: classifier.py: ``DTanh(pool='max1')``, three ``PermEqui1_max`` layers, ``Gamma(x - max x)``.
+#: classifier.py — ``DTanh(pool='max1')``, three ``PermEqui1_max`` layers, ``Gamma(x - max x)``.
 REFERENCE_EQUIVARIANT_LAYERS, REFERENCE_LAYER = 3, "PermEqui1_max"
-#: classifier.py: ``nn.Linear``'s own initialisation of the output layer.
+#: classifier.py — ``nn.Linear``'s own initialisation of the output layer.
 REFERENCE_HEAD = "PyTorch's default initialisation"
-#: run.py: ``num_repeats = 5`` (the paper does not say how many runs Table 2 reports).
+#: run.py — ``num_repeats = 5`` (the paper does not say how many runs Table 2 reports).
 REFERENCE_REPEATS = 5
 
 #: The rows of :func:`protocol_differences`, in order.
 AXES = ("data", "training particles", "steps", "width", "batch", "optimiser", "Adam epsilon", "weight decay",
         "schedule", "gradient clipping", "activation", "dropout", "equivariant layers", "output layer", "seeds")
-#: The axes that change the trained model: all but the seeds.
+#: The axes that change the trained model — all but the seeds.
 TRAINING_AXES = tuple(axis for axis in AXES if axis != "seeds")
 #: The axes each point-cloud claim depends on (keys as :mod:`~setfuncs.experiments.pointcloud.findings`
 #: uses them): every training axis (see the module docstring).
