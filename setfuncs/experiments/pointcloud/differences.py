@@ -43,7 +43,7 @@ __all__ = ["MODELNET40_CLASSES", "MODELNET40_TRAIN", "MODELNET40_TEST", "PAPER_P
 
 #: ModelNet40's classes and meshes per split (the paper, Section 4.3; Wu et al. 2015's archive).
 MODELNET40_CLASSES, MODELNET40_TRAIN, MODELNET40_TEST = 40, 9843, 2468
-#: The paper — "The training is performed on 1000 particles" (run.py: ``downsample = 10`` of 10,000).
+#: The paper — "The training is performed on 1000 particles" (run.py, ``downsample = 10`` of 10,000).
 PAPER_POINTS = 1000
 #: run.py — ``num_epochs = 1000`` and ``batch_size = 64``.
 REFERENCE_EPOCHS, REFERENCE_BATCH = 1000, 64
