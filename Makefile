@@ -31,7 +31,7 @@ WIDGET_FONTS := $(STATIC)/ipywidgets/@jupyter-widgets/html-manager/dist
 LAB_IP ?= 127.0.0.1
 LAB_FLAGS ?=
 
-.PHONY: setup lab test book unit notebooks browser bench clean pdf
+.PHONY: setup lab test book unit notebooks browser bench clean pdf pdf-checked
 
 setup: .venv/.stamp $(STATIC)/.stamp
 
@@ -90,13 +90,14 @@ $(TEX) &:
 	  fonts-freefont-otf
 
 # Each chapter runs once: nbmake executes copies of the notebooks (the committed ones stay
-# clean), the executed copies seed the book's jupyter-cache, and the build reuses them.
-test: setup unit notebooks
+# clean), the executed copies seed the book's jupyter-cache, and the build reuses them. Chromium
+# and XeLaTeX are installed first (apt-get, one at a time), so that the browser test and the PDF
+# can then run side by side: the browser test mostly waits for pages and a kernel, XeLaTeX takes
+# one core (each log is printed whole when its step ends).
+test: setup /usr/bin/chromium $(TEX) unit notebooks
 	$(PY) scripts/seed_book_cache.py _build/.jupyter_cache book $(EXECUTED)/*.ipynb
 	$(JB) build . --all -W -n --keep-going
-	$(MAKE) browser
-	$(MAKE) pdf
-	BOOK_PDF_TEST_REQUIRED=1 $(PY) -m pytest tests/test_pdf.py
+	$(MAKE) -j 2 --output-sync=target browser pdf-checked
 
 # The browser and PDF tests run in `make test` once their book is built, not on an older build.
 unit: setup
@@ -119,10 +120,16 @@ book: setup
 # The whole book as one PDF, _build/latex/deep-sets-book.pdf (README, "Build and test"). It reads
 # the executed chapters from _build/.jupyter_cache, as `make book` does; scripts/pdf_book.py adds
 # the extension that prints sliders as still frames and result tables as tables.
+# (MAKEFLAGS is cleared for the make that Jupyter Book runs in _build/latex: under `make -j` it
+# would inherit a jobserver whose pipes Python closed, and warn.)
 pdf: setup $(TEX)
 	$(PY) scripts/pdf_book.py _build/pdf_config.yml
-	LATEXOPTS="-interaction=nonstopmode -halt-on-error" \
+	MAKEFLAGS= LATEXOPTS="-interaction=nonstopmode -halt-on-error" \
 	  $(JB) build . --builder pdflatex --config _build/pdf_config.yml --all -W -n --keep-going
+
+# The PDF, then its test (`make test` runs both beside the browser test).
+pdf-checked: pdf
+	BOOK_PDF_TEST_REQUIRED=1 $(PY) -m pytest tests/test_pdf.py
 
 bench: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt

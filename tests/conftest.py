@@ -4,7 +4,7 @@ strategies for hypothesis."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 import torch
@@ -17,6 +17,16 @@ settings.register_profile("default", max_examples=20, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
 torch.set_num_threads(1)
+
+#: Modules whose tests mostly wait for worker processes and subprocesses (sweeps, book builds).
+#: They are collected first, so that ``pytest -n 2`` starts its longest tests at once and fills
+#: the waits with short ones, rather than ending on one long test.
+WAITING_MODULES = ("test_sweep_engine.py", "test_student_edition.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Move the tests of :data:`WAITING_MODULES` to the front (otherwise in collection order)."""
+    items.sort(key=lambda item: item.path.name not in WAITING_MODULES)
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,19 @@ def populations(draw, positive: bool = False, max_n: int = 7, max_d: int = 4, ma
         mask = torch.rand(b, n, generator=gen) < 0.7
         mask[torch.arange(b), torch.randint(0, n, (b,), generator=gen)] = True
     return x, mask
+
+
+@pytest.fixture(scope="module")
+def in_process_scheduler() -> Iterator[str]:
+    """The address of a Dask scheduler whose one worker is a thread of this process, for
+    ``Engine(scheduler=...)``: a sweep on it writes what a sweep on a local cluster writes, without
+    starting worker processes (each imports torch and the experiment anew). The sweep-engine tests
+    run the real worker processes: start-up, signals, deaths."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as cluster:
+        yield cluster.scheduler_address
 
 
 def seeded(module: torch.nn.Module, seed: int = 0) -> torch.nn.Module:

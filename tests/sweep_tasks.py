@@ -72,9 +72,10 @@ def slow_for(spec: str, seed: int, slow_spec: str, seconds: float) -> dict:
 def observed_sweep(out: str, phases: str, start_delay: float) -> None:
     """Run a probe sweep of 6 runs of 0.5 s into ``out`` through the command line's ending
     (:func:`~setfuncs.experiments.cli.run_sweep_command`: its message and exit status) on a local
-    cluster whose phases a test can see and time: ``phases`` is a file that says ``starting`` when
-    the cluster's start-up begins (which then takes ``start_delay`` seconds longer, so that a
-    signal sent on seeing it lands in the start-up) and ``closing`` when the cluster starts to close."""
+    cluster of one worker process whose phases a test can see and time: ``phases`` is a file that
+    says ``starting`` when the cluster's start-up begins (which then takes ``start_delay`` seconds
+    longer, so that a signal sent on seeing it lands in the start-up) and ``closing`` when the
+    cluster starts to close."""
     import distributed
 
     from setfuncs.experiments.cli import run_sweep_command
@@ -92,5 +93,5 @@ def observed_sweep(out: str, phases: str, start_delay: float) -> None:
 
     distributed.LocalCluster = ObservedCluster
     specs = ["a", "b", "c"]
-    run_sweep_command(lambda: run_sweep(slow, tasks(specs, 2, 0.5), out, header(specs, 2), IDENTITY, Engine(jobs=2),
+    run_sweep_command(lambda: run_sweep(slow, tasks(specs, 2, 0.5), out, header(specs, 2), IDENTITY, Engine(jobs=1),
                                         progress=False), Path(out))

@@ -97,9 +97,10 @@ def test_the_model_learns() -> None:
     assert record["mse"] < 0.25 * constant
 
 
-def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
+def test_sweep_writes_results_with_provenance(tmp_path: Path, in_process_scheduler: str) -> None:
     out = tmp_path / "sub" / "circle.json"
-    sweep(1, TINY, out, configurations=["max/max", "r-mean/lse"], engine=Engine(jobs=1), progress=False)
+    sweep(1, TINY, out, configurations=["max/max", "r-mean/lse"], engine=Engine(scheduler=in_process_scheduler),
+          progress=False)
     results = json.loads(out.read_text())
     for key in ("command", "budget", "budget_parameters", "seeds", "versions", "hardware", "started",
                 "finished", "wall_seconds", "mixture", "configurations", "seed_scheme"):

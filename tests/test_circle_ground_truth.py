@@ -1,6 +1,7 @@
 """Ground truth of the minimal enclosing circle experiment: Welzl's algorithm, the batched solver
 and the brute-force oracle agree with each other and with the ``miniball`` package, contain every
-point, are minimal, ignore the order of the points, and survive degenerate populations."""
+point, are minimal, ignore the order of the points, and survive degenerate populations; the
+batched solver's pruning to the convex hull keeps every hull vertex and changes no circle."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from scipy.spatial import ConvexHull
+
 from setfuncs.experiments.circle import (batched, circle_of, min_enclosing_circle,
                                          min_enclosing_circles, min_enclosing_circles_bruteforce,
                                          welzl_trace)
+from setfuncs.experiments.circle.batched import PRUNE_FROM, hull_candidates
 from setfuncs.experiments.circle.batched_torch import min_enclosing_circles_torch
 from setfuncs.experiments.circle.data import sample_populations
 from setfuncs.experiments.circle.welzl import RTOL
@@ -190,6 +194,65 @@ def test_translation_and_scale_equivariance(solve) -> None:
     points = population(7, 20, "gmm")
     center, radius = solve(points)
     assert_same(solve(1e-3 * points + 1e4), (1e-3 * center + 1e4, 1e-3 * radius), rtol=1e-9)
+
+
+def batches_of_every_kind(rng: np.random.Generator, count: int, n: int) -> dict[str, np.ndarray]:
+    """``count`` populations ``[count, n, 2]`` of each kind: the experiment's, and degenerate ones
+    (repeated, collinear, co-circular, on an integer grid, tiny and far from the origin)."""
+    angles = rng.uniform(0, 2 * np.pi, (count, n))
+    polygon = 2 * np.pi * np.arange(n) / n
+    regular = np.stack([np.cos(polygon), np.sin(polygon)], axis=-1) * np.where(np.arange(n) % 2, 1.0, 0.5)[:, None]
+    t = rng.normal(size=(count, n, 1))
+    grid = rng.integers(-2, 3, (count, n, 2)).astype(float)
+    grid[:, : n // 2] = 0
+    outlier = rng.normal(scale=0.1, size=(count, n, 2))
+    outlier[:, -1] = [5.0, -3.0]
+    return {
+        "experiment": sample_populations(count, n, torch.Generator().manual_seed(int(rng.integers(2**31)))).numpy(),
+        "uniform": rng.uniform([-3, -1], [2, 4], size=(count, n, 2)),
+        "integer grid": rng.integers(-3, 4, (count, n, 2)).astype(float),
+        "mostly one point": grid,
+        "each point three times": np.repeat(rng.normal(size=(count, n, 2)), 3, axis=1)[:, :n],
+        "all equal": np.full((count, n, 2), 1.5),
+        "collinear": np.concatenate([t, 2 * t + 1], axis=-1),
+        "on a circle": 3 * np.stack([np.cos(angles), np.sin(angles)], axis=-1) + 1,
+        "regular polygon, every other point inside": np.broadcast_to(regular, (count, n, 2)) + [2.0, -1.0],
+        "tiny and far away": 1e-12 * rng.normal(size=(count, n, 2)) + 5,
+        "a cluster and one far point": outlier,
+    }
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, PRUNE_FROM - 1, PRUNE_FROM, 20, 37, 64])
+def test_pruning_to_the_hull_changes_no_circle_bit_for_bit(n: int) -> None:
+    """The pruned solver (the default) against the all-triples solver (``prune=False``, the solver
+    before pruning) on every kind of population: the same centres and radii, bit for bit, alone
+    and mixed in one batch (its chunks prune to different sizes, so the scratch space grows)."""
+    rng = np.random.default_rng(n)
+    kinds = batches_of_every_kind(rng, 6 if n > 40 else 40, n)
+    for kind, x in [*kinds.items(), ("all kinds, shuffled", rng.permutation(np.concatenate(list(kinds.values()))))]:
+        centers, radii = min_enclosing_circles(x, chunk=16)
+        reference_centers, reference_radii = min_enclosing_circles(x, chunk=16, prune=False)
+        assert np.array_equal(centers, reference_centers) and np.array_equal(radii, reference_radii), kind
+
+
+def test_hull_candidates_keep_every_hull_vertex_and_few_others() -> None:
+    """Every vertex of scipy's convex hull is kept, and of 100 points of the experiment's
+    populations about 10 remain (what makes the solver fast); on a square grid exactly the points
+    on the square's boundary remain (points on a hull edge are kept, not judged by rounding)."""
+    x = sample_populations(200, 100, torch.Generator().manual_seed(4)).double().numpy()
+    keep = hull_candidates(x)
+    for points, kept in zip(x, keep):
+        assert kept[ConvexHull(points).vertices].all()
+    assert keep.sum(axis=1).mean() < 15 and keep.sum(axis=1).max() < 30, keep.sum(axis=1)
+    grid = np.stack(np.meshgrid(np.arange(6.0), np.arange(6.0)), axis=-1).reshape(1, 36, 2)
+    on_boundary = ((grid == 0) | (grid == 5)).any(axis=-1)
+    assert np.array_equal(hull_candidates(3 * grid - 7), on_boundary)
+    assert hull_candidates(np.ones((2, 9, 2))).sum(axis=1).tolist() == [1, 1]
+
+
+def test_prune_must_be_a_bool() -> None:
+    with pytest.raises(ValueError, match="prune must be True or False, got 'no'"):
+        min_enclosing_circles(np.zeros((1, 3, 2)), prune="no")
 
 
 def test_torch_input_and_output_types() -> None:

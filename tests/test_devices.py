@@ -111,11 +111,13 @@ def test_sync_free_reads_no_values() -> None:
         sf.aggregation("pmean(2)")(x.abs() + 1, mask)
 
 
-def test_the_circle_sweep_records_its_device(tmp_path: Path) -> None:
+def test_the_circle_sweep_records_its_device(tmp_path: Path, in_process_scheduler: str) -> None:
+    """Where a run trained, in its record; the run is run_one's (that a worker process gets the
+    same numbers is tests/test_sweep_engine.py's)."""
     budget = circle.Budget("tiny", steps=6, batch=4, lr=1e-3, clip=1.0, hidden=4, equivariant_layers=1,
                            recurrent_steps=2, test_size=8, test_population_sizes=(20,))
     out = tmp_path / "c.json"
-    circle.sweep(1, budget, out, ["max/r-lse"], Engine(jobs=1, device="cpu"), progress=False)
+    circle.sweep(1, budget, out, ["max/r-lse"], Engine(scheduler=in_process_scheduler, device="cpu"), progress=False)
     run = json.loads(out.read_text())["runs"][0]
     assert run["training"] == {"device": "cpu", "graphed_steps": 0, "graph_fallback": None}
     assert run["provenance"]["device"] == "cpu"

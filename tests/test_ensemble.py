@@ -165,9 +165,11 @@ def test_run_ensemble_gives_the_records_of_run_one() -> None:
         circle.run_ensemble([args[0], ("plain/plain", "max", "max", 1, budget, False, "cpu")])
 
 
-def test_the_sweep_engine_trains_each_configuration_as_one_ensemble(tmp_path, monkeypatch) -> None:
-    """What a GPU sweep does, here on the CPU: the missing seeds of each configuration become one
-    task (run_ensemble), every seed is recorded, and a resumed sweep runs only the seeds it lacks."""
+def test_the_sweep_engine_trains_each_configuration_as_one_ensemble(tmp_path, monkeypatch,
+                                                                    in_process_scheduler: str) -> None:
+    """What a GPU sweep does, here on the CPU (a worker thread of this process): the missing seeds
+    of each configuration become one task (run_ensemble), every seed is recorded, and a resumed
+    sweep runs only the seeds it lacks."""
     import json
 
     from setfuncs.experiments.engine import Engine
@@ -176,12 +178,13 @@ def test_the_sweep_engine_trains_each_configuration_as_one_ensemble(tmp_path, mo
     budget = circle.Budget("tiny", steps=6, batch=4, lr=1e-3, clip=1.0, hidden=4, equivariant_layers=1,
                            recurrent_steps=2, test_size=8, test_population_sizes=(20,))
     out = tmp_path / "c.json"
-    circle.sweep(2, budget, out, ["max/max", "r-lse/r-max"], Engine(jobs=1), progress=False)
+    engine = Engine(scheduler=in_process_scheduler)
+    circle.sweep(2, budget, out, ["max/max", "r-lse/r-max"], engine, progress=False)
     first = json.loads(out.read_text())
     assert first["complete"] and sorted((r["spec"], r["seed"]) for r in first["runs"]) == [
         ("max/max", 0), ("max/max", 1), ("r-lse/r-max", 0), ("r-lse/r-max", 1)]
     assert all(r["ensemble"]["size"] == 2 for r in first["runs"])
-    circle.sweep(3, budget, out, ["max/max", "r-lse/r-max"], Engine(jobs=1), progress=False)
+    circle.sweep(3, budget, out, ["max/max", "r-lse/r-max"], engine, progress=False)
     second = json.loads(out.read_text())
     added = [r for r in second["runs"] if r["seed"] == 2]
     assert len(second["runs"]) == 6 and second["runs"][:4] == first["runs"]

@@ -15,9 +15,9 @@ from setfuncs.experiments.mixture import (em_smaller_weight, fit_gmm, initial_pa
 
 
 def test_agrees_with_scikit_learn_from_the_same_start() -> None:
-    """1,000 populations of 100: the smaller weight within 1e-3 (measured: 1e-15), the same
-    iteration counts and convergence flags."""
-    x = sample_populations(1000, 100, torch.Generator().manual_seed(0)).x.double()
+    """300 populations of 100, some of which take over 20 iterations: the smaller weight within
+    1e-3 (measured: 1e-15), the same iteration counts and convergence flags."""
+    x = sample_populations(300, 100, torch.Generator().manual_seed(0)).x.double()
     init = initial_parameters(x)
     ours = fit_gmm(x, init=init)
     weights, means, covariances = (t.numpy() for t in init)
@@ -34,6 +34,7 @@ def test_agrees_with_scikit_learn_from_the_same_start() -> None:
     assert np.abs(ours.smaller_weight.numpy() - theirs).max() < 1e-9
     assert (ours.iterations.numpy() == np.array(iterations)).mean() > 0.99
     assert (ours.converged.numpy() == np.array(converged)).all()
+    assert max(iterations) > 20, "no slowly converging population: draw more"
 
 
 def test_a_population_alone_gives_the_same_fit_as_in_a_batch() -> None:

@@ -65,9 +65,10 @@ def test_the_model_learns_to_beat_em() -> None:
     assert record["final_train_loss"] < -0.9          # the marginal Beta fit scores about -0.65
 
 
-def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
+def test_sweep_writes_results_with_provenance(tmp_path: Path, in_process_scheduler: str) -> None:
     out = tmp_path / "sub" / "mixture.json"
-    sweep(1, TINY, out, configurations=["max/max", "r-mean/lse"], engine=Engine(jobs=2), progress=False)
+    sweep(1, TINY, out, configurations=["max/max", "r-mean/lse"], engine=Engine(scheduler=in_process_scheduler),
+          progress=False)
     results = json.loads(out.read_text())
     for key in ("command", "cwd", "budget", "budget_parameters", "seeds", "versions", "hardware",
                 "started", "finished", "wall_seconds", "mixture", "configurations", "seed_scheme",
@@ -76,7 +77,7 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     assert results["experiment"] == "gmm_mixture_weights"
     assert "git_commit" in results
     assert results["complete"] is True and results["budget"] == "tiny"
-    assert results["sittings"][0]["engine"].endswith("LocalCluster(2)")
+    assert results["sittings"][0]["engine"].endswith(f"scheduler {in_process_scheduler}")
     assert results["budget_parameters"]["test_population_sizes"] == [10, 100]
     assert len(results["test_set"]["smaller_weights"]) == TINY.test_size
     assert set(results["versions"]) >= {"setfuncs", "torch", "numpy", "scipy", "python"}
