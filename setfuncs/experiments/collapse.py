@@ -17,7 +17,6 @@ collapsed runs of each configuration and keep them out of peak statistics, never
 
 from __future__ import annotations
 
-import torch
 from torch import Tensor
 
 __all__ = ["COLLAPSE_RATIO", "spread_ratio", "collapse_record"]

@@ -41,7 +41,6 @@ from .schema import RunSchema
 
 if TYPE_CHECKING:   # the engine imports the sweeps' shared parts, which train through this module
     from .engine import Engine
-    from .sweeps import Task
 
 __all__ = ["FINAL_LOSS_STEPS", "CURVE_POINTS", "CHECKPOINTS", "checkpoint_steps", "Checkpoints", "checkpoint_arguments", "learning_curve", "training_record", "diverged_record",
            "seeded_training", "record_outcome", "run_protocol", "check_budget", "run_experiment"]
