@@ -8,7 +8,7 @@ import pytest
 
 from setfuncs.experiments import circle, mixture
 from setfuncs.experiments.circle import differences as circle_differences
-from setfuncs.experiments.differences import STATUSES, Difference, differences_html, gaps
+from setfuncs.experiments.differences import STATUSES, Difference, claim_gaps, differences_html, gaps
 from setfuncs.experiments.mixture import differences as mixture_differences
 from setfuncs.experiments.results import results_file
 
@@ -80,7 +80,7 @@ def test_every_claim_axis_has_a_row(experiment):
     for claim, axes in module.CLAIM_AXES.items():
         assert axes and len(axes) == len(set(axes))
         gaps(rows, axes)    # raises for an axis without a row
-    assert set(module.claim_gaps(results)) == set(module.CLAIM_AXES)
+    assert set(claim_gaps(results, module.protocol_differences, module.CLAIM_AXES)) == set(module.CLAIM_AXES)
 
 
 def test_claims_are_those_of_the_chapters():
@@ -90,7 +90,7 @@ def test_claims_are_those_of_the_chapters():
 
 def test_no_claim_can_be_contradicted_while_the_training_budget_is_unstated(experiment):
     module, results = experiment
-    for claim, gap in module.claim_gaps(results).items():
+    for claim, gap in claim_gaps(results, module.protocol_differences, module.CLAIM_AXES).items():
         assert "steps" in gap.split("; ") and "width" in gap.split("; "), claim
 
 

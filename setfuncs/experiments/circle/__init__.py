@@ -18,7 +18,7 @@ from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_err
 from .findings import circle_claims, circle_findings, lme_against_lse
 from .mse import mse_by_run, mse_by_spec
 from .table import by_population_size, circle_table, format_table, load_results, median_best, usable_runs
-from .differences import CLAIM_AXES, claim_gaps, convergence_ratios, protocol_differences
+from .differences import CLAIM_AXES, convergence_ratios, protocol_differences
 
 __all__ = ["RUN_SCHEMA", "min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
            "welzl_trace", "Step", "Circle", "circle_of", "sample_populations", "circle_targets",
@@ -26,4 +26,4 @@ __all__ = ["RUN_SCHEMA", "min_enclosing_circle", "min_enclosing_circles", "min_e
            "all_configurations", "paper_configurations", "lme_configurations", "spec_of", "make_model", "train_model", "train_ensemble", "run_one", "run_ensemble", "circle_errors", "sweep",
            "circle_table", "by_population_size", "format_table", "load_results", "median_best", "usable_runs",
            "circle_claims", "circle_findings", "lme_against_lse", "mse_by_spec", "mse_by_run",
-           "CLAIM_AXES", "protocol_differences", "claim_gaps", "convergence_ratios"]
+           "CLAIM_AXES", "protocol_differences", "convergence_ratios"]

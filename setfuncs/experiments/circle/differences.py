@@ -36,7 +36,6 @@ from setfuncs.model import DeepSet
 from setfuncs.train import fit
 
 from ..differences import Difference
-from ..differences import claim_gaps as shared_claim_gaps
 from ..sweeps import paper_configurations, spec_of
 from .data import POPULATION_SIZE
 from .mse import mse_by_spec
@@ -45,7 +44,7 @@ from .table import circle_table
 __all__ = ["NOT_STATED", "PAPER_POPULATION_SIZE", "PAPER_SETTINGS", "PAPER_COMBINATIONS",
            "PAPER_RUNS_PER_COMBINATION", "PAPER_RUNS_PER_ROW", "PAPER_PEAK_BATCH", "TRAINING_AXES",
            "CLAIM_AXES", "header_field", "seed_range", "code_default", "training_differences",
-           "protocol_differences", "claim_gaps", "convergence_ratios"]
+           "protocol_differences", "convergence_ratios"]
 
 #: What the ``paper`` cell of an ``unknown`` row says.
 NOT_STATED = "not stated"
@@ -216,13 +215,6 @@ def protocol_differences(results: Mapping[str, Any]) -> list[Difference]:
     return [data, size, targets, loss, *training_differences(results), _configurations(results), seeds_row, statistic]
 
 
-def claim_gaps(results: Mapping[str, Any]) -> dict[str, str]:
-    """For each claim of :data:`CLAIM_AXES`, the axes on which the protocol of ``results`` is not known
-    to match the paper's, joined with "; " ("" where it matches on all)
-    (:func:`setfuncs.experiments.differences.claim_gaps` with this experiment's rows)."""
-    return shared_claim_gaps(results, protocol_differences, CLAIM_AXES)
-
-
 def convergence_ratios(results: Mapping[str, Any], longer: Mapping[str, Any]) -> dict[str, float]:
     r"""For every configuration run in both sweeps, :math:`\tilde m / \tilde m_{\text{longer}}`: the
     median test MSE of its runs in ``results`` over that in ``longer`` (a run that learnt nothing
@@ -238,4 +230,3 @@ def convergence_ratios(results: Mapping[str, Any], longer: Mapping[str, Any]) ->
     if not shared:
         raise ValueError(f"results and longer share no configuration; longer ran {sorted(theirs)}")
     return {spec: float(np.median(ours[spec]) / np.median(theirs[spec])) for spec in shared}
-

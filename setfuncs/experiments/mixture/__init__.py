@@ -19,7 +19,7 @@ from .metric import (bootstrap_samples, em_estimates, estimator_curve, kde_log_d
 from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, evaluate_metric, make_model, run_one, sweep,
                     train_model)
 from .findings import mixture_findings
-from .differences import CLAIM_AXES, claim_gaps, protocol_differences
+from .differences import CLAIM_AXES, protocol_differences
 from .table import (batch_peaks, by_population_size, format_table, load_results, mixture_table, peak_performance,
                     variant_runs)
 
@@ -33,4 +33,4 @@ __all__ = ["RUN_SCHEMA", "COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATI
            "QUICK", "MEDIUM", "FULL", "BUDGETS", "evaluate_metric", "make_model", "train_model", "run_one", "sweep",
            "peak_performance", "mixture_table", "by_population_size", "format_table", "load_results", "batch_peaks",
            "variant_runs", "mixture_findings", "marginal_beta", "marginal_head_bias",
-           "CLAIM_AXES", "protocol_differences", "claim_gaps"]
+           "CLAIM_AXES", "protocol_differences"]

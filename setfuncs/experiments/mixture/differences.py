@@ -40,12 +40,11 @@ from typing import Any, Mapping
 from ..circle.differences import (NOT_STATED, TRAINING_AXES, code_default, header_field, seed_range,
                                   training_differences)
 from ..differences import Difference
-from ..differences import claim_gaps as shared_claim_gaps
 from ..sweeps import paper_configurations, spec_of
 from .table import peak_performance
 
 __all__ = ["PAPER_COMPONENTS", "PAPER_WEIGHT_RANGE", "PAPER_POPULATION_SIZE", "PAPER_BOOTSTRAPS", "PAPER_PEAK_BATCH",
-           "CLAIM_AXES", "weight_interval", "protocol_differences", "claim_gaps"]
+           "CLAIM_AXES", "weight_interval", "protocol_differences"]
 
 #: Section 4.2 — "each mixture consists of two components".
 PAPER_COMPONENTS = 2
@@ -187,10 +186,3 @@ def protocol_differences(results: Mapping[str, Any]) -> list[Difference]:
     rows, the metric, the configurations, seeds and runs, and the statistic. A ValueError names a
     header key that ``results`` lacks."""
     return [*_data(results), *training_differences(results), *_metric(results), *_runs(results)]
-
-
-def claim_gaps(results: Mapping[str, Any]) -> dict[str, str]:
-    """For each claim of :data:`CLAIM_AXES`, the axes on which the protocol of ``results`` is not known
-    to match the paper's, joined with "; " ("" where it matches on all)
-    (:func:`setfuncs.experiments.differences.claim_gaps` with this experiment's rows)."""
-    return shared_claim_gaps(results, protocol_differences, CLAIM_AXES)

@@ -126,6 +126,12 @@ def _budget_row(axis: str, paper: str, ours: str, fields: tuple[str, ...], match
                       f"follows the reference")
 
 
+def _reference_row(axis: str, field: str, reference: float, budget: dict) -> Difference:
+    """A :func:`_budget_row` on one field of the budget that Zaheer et al.'s run.py sets to ``reference``."""
+    return _budget_row(axis, f"{reference:g} (Zaheer et al.'s run.py)", f"{budget[field]:g}", (field,),
+                       lambda p: p[field] == reference, budget)
+
+
 def _row(axis: str, paper: str, ours: str, matches: bool) -> Difference:
     """A row on what no budget sets: ``same`` or ``kept``."""
     if matches:
@@ -154,17 +160,13 @@ def protocol_differences(results: dict) -> list[Difference]:
                     f"{b['steps']:,} Adam steps ({epochs:,.0f} epochs of {clouds:,} clouds; the reference's epochs "
                     f"would be {reference_steps(clouds, b['batch']):,})",
                     ("steps",), lambda p: p["steps"] == reference_steps(clouds, p["batch"]), b),
-        _budget_row("width", f"{REFERENCE_WIDTH} (Zaheer et al.'s run.py)", f"{b['hidden']}",
-                    ("hidden",), lambda p: p["hidden"] == REFERENCE_WIDTH, b),
-        _budget_row("batch", f"{REFERENCE_BATCH} (Zaheer et al.'s run.py)", f"{b['batch']}",
-                    ("batch",), lambda p: p["batch"] == REFERENCE_BATCH, b),
+        _reference_row("width", "hidden", REFERENCE_WIDTH, b),
+        _reference_row("batch", "batch", REFERENCE_BATCH, b),
         _budget_row("optimiser", f"{REFERENCE_OPTIMIZER}, learning rate {REFERENCE_LR:g} (Zaheer et al.'s run.py)",
                     f"{optimizer['name']}, learning rate {b['lr']:g}",
                     ("lr",), lambda p: optimizer["name"] == REFERENCE_OPTIMIZER and p["lr"] == REFERENCE_LR, b),
-        _budget_row("Adam epsilon", f"{REFERENCE_EPS:g} (Zaheer et al.'s run.py)", f"{b['eps']:g}",
-                    ("eps",), lambda p: p["eps"] == REFERENCE_EPS, b),
-        _budget_row("weight decay", f"{REFERENCE_WEIGHT_DECAY:g} (Zaheer et al.'s run.py)", f"{b['weight_decay']:g}",
-                    ("weight_decay",), lambda p: p["weight_decay"] == REFERENCE_WEIGHT_DECAY, b),
+        _reference_row("Adam epsilon", "eps", REFERENCE_EPS, b),
+        _reference_row("weight decay", "weight_decay", REFERENCE_WEIGHT_DECAY, b),
         _budget_row("schedule", f"learning rate x {REFERENCE_DECAY:g} after {_percent(REFERENCE_DECAY_AT)} of "
                                 f"training (Zaheer et al.'s run.py)",
                     f"learning rate x {b['decay']:g} after {_percent(b['decay_at'])} of the steps (after steps "
