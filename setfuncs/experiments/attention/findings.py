@@ -95,7 +95,8 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
         parts = tuple(Comparison(f"{spec} {step}", tuple(r["seed"] for r in runs[spec]),
                                  np.array([sign * r["elbo_gains"][step]["mean"] for r in runs[spec]]))
                       for step in steps)
-        claims.append(Claim(f"{words[1]} ({paper_spec}, {'learnable' if learnable else 'plain'})",
+        named = paper_spec if spec == paper_spec else f"{paper_spec} as {spec}"    # the paper's localiser, as tested
+        claims.append(Claim(f"{words[1]} ({named}, {'learnable' if learnable else 'plain'})",
                             (f"mean ELBO gain of {spec} at every step {sizes} (all must be positive)" if learnable else
                              f"minus the mean ELBO gain of {spec} at some step {sizes} (one positive suffices)"),
                             parts, combine="all" if learnable else "any", comparative=False,
