@@ -6,9 +6,12 @@
 Times the committed training loop itself (:func:`setfuncs.train.fit`,
 :func:`setfuncs.ensemble.fit_ensemble`) at the FULL budgets' shapes: the circle experiment (width
 128, batch 64, populations of 20, two equivariant layers, three reads) for max/max, r-max/r-max and
-r-lse/r-lse, and the point-cloud classifier (width 256, 1,000 particles, batch 64, three
-equivariant layers) for max/max and r-lse/r-lse. The data is made once on the device, as the
-sweeps' shared streams are, so the numbers are the step's own.
+r-lse/r-lse, the point-cloud classifier (width 256, 1,000 particles, batch 64, three
+equivariant layers) for max/max and r-lse/r-lse, and the mixture experiment at its MEDIUM budget
+(the reruns': width 48, batch 32) for max/max and r-lse/r-lse, where eager training draws a new
+population size every step (as the sweep's one-by-one runs do) and the graphed and ensemble modes
+train on batches padded to the largest size with a mask (as its GPU ensembles do). The data is made
+once on the device, as the sweeps' shared streams are, so the numbers are the step's own.
 
 A step's time is the *marginal* one: ``fit`` is run for ``w`` and for ``w + steps`` steps and the
 difference divided by ``steps``, which leaves out the warm-up, the capture and the compilation of
@@ -40,7 +43,11 @@ import setfuncs as sf
 import setfuncs.learnable
 from setfuncs.ensemble import fit_ensemble
 from setfuncs.experiments.circle import FULL as CIRCLE_FULL
-from setfuncs.experiments.sweeps import paper_configurations, spec_of
+from setfuncs.experiments.mixture import MEDIUM as MIXTURE_MEDIUM
+from setfuncs.experiments.mixture import make_model as mixture_deep_set
+from setfuncs.experiments.mixture.data import padded_training_sampler, training_sampler
+from setfuncs.experiments.mixture.loss import beta_nll
+from setfuncs.experiments.sweeps import all_configurations, paper_configurations, spec_of
 from setfuncs.experiments.pointcloud.budget import FULL as CLOUD_FULL
 from setfuncs.experiments.pointcloud.model import PointCloudClassifier
 from setfuncs.steps import resolve_device
@@ -49,6 +56,8 @@ from setfuncs.train import fit
 CIRCLE_SPECS = ["max/max", "r-max/r-max", "r-lse/r-lse"]
 PAPER_CIRCLE_SPECS = [spec_of(*configuration) for configuration in paper_configurations()]
 CLOUD_SPECS = ["max/max", "r-lse/r-lse"]
+MIXTURE_SPECS = ["max/max", "r-lse/r-lse"]
+MIXTURE_CONFIGURATIONS = {spec_of(*c): c for c in all_configurations()}
 CLASSES = 40
 
 
@@ -63,12 +72,22 @@ def cloud_model(spec: str) -> nn.Module:
                                 dropout=b.dropout, steps=b.recurrent_steps)
 
 
-def circle_batch(device: torch.device, g: torch.Generator) -> tuple:
+def mixture_model(spec: str) -> nn.Module:
+    return mixture_deep_set(*MIXTURE_CONFIGURATIONS[spec], MIXTURE_MEDIUM)
+
+
+def mixture_batch(device: torch.device, g: torch.Generator, mode: str) -> tuple:
+    """A batch of the MEDIUM budget: a drawn size for ``eager``, padded to the largest with a mask otherwise."""
+    sample = (training_sampler if mode == "eager" else padded_training_sampler)(MIXTURE_MEDIUM.batch, g)
+    return tuple(None if t is None else t.to(device) for t in sample())
+
+
+def circle_batch(device: torch.device, g: torch.Generator, mode: str) -> tuple:
     return (torch.randn(CIRCLE_FULL.batch, 20, 2, generator=g).to(device),
             torch.randn(CIRCLE_FULL.batch, 3, generator=g).to(device), None)
 
 
-def cloud_batch(device: torch.device, g: torch.Generator) -> tuple:
+def cloud_batch(device: torch.device, g: torch.Generator, mode: str) -> tuple:
     return (torch.randn(CLOUD_FULL.batch, CLOUD_FULL.points, 3, generator=g).to(device),
             torch.randint(CLASSES, (CLOUD_FULL.batch,), generator=g).to(device), None)
 
@@ -115,11 +134,11 @@ def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, s
             return measure(make, batch, loss, spec, "graphed" if device.type == "cuda" else "eager", device, warm,
                            steps, seeds)
     g = torch.Generator().manual_seed(0)
-    data = [batch(device, g) for _ in range(4)]
+    data = [batch(device, g, mode) for _ in range(4)]
 
     if mode == "ensemble":
-        x, y, _ = data[0]                     # every model on the same batch: the step's cost, not the data's
-        stacked = (torch.stack([x] * seeds), torch.stack([y] * seeds), None)
+        x, y, mask = data[0]                  # every model on the same batch: the step's cost, not the data's
+        stacked = (torch.stack([x] * seeds), torch.stack([y] * seeds), None if mask is None else torch.stack([mask] * seeds))
 
         def train(n: int) -> None:
             torch.manual_seed(0)
@@ -141,7 +160,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None,
                         help="timed steps (default: 200 on a GPU, 20 on a CPU; a fifth of it for point clouds on a CPU)")
     parser.add_argument("--seeds", type=int, default=20, help="models in the ensemble (default: 20)")
-    parser.add_argument("--only", choices=["circle", "pointcloud"], default=None)
+    parser.add_argument("--only", choices=["circle", "pointcloud", "mixture"], default=None)
     parser.add_argument("--circle-specs", nargs="+", default=CIRCLE_SPECS, metavar="SPEC",
                         help=f"circle specs to time (default: {' '.join(CIRCLE_SPECS)}); 'paper': the paper's 36")
     parser.add_argument("--modes", nargs="+", choices=["eager", "graphed", "ensemble", "products"], default=None,
@@ -163,7 +182,8 @@ def main() -> None:
     # (name for --only, title, model, batch, loss, specs, fraction of --steps timed on a CPU)
     experiments = [("circle", "circle FULL", circle_model, circle_batch, nn.functional.mse_loss, circle_specs, 1),
                    ("pointcloud", "point clouds FULL", cloud_model, cloud_batch, nn.functional.cross_entropy,
-                    CLOUD_SPECS, 5)]
+                    CLOUD_SPECS, 5),
+                   ("mixture", "mixture MEDIUM", mixture_model, mixture_batch, beta_nll, MIXTURE_SPECS, 1)]
     rates: dict[tuple[str, str, str], float] = {}
     for key, title, make, batch, loss, specs, cpu_divisor in experiments:
         if args.only not in (None, key):
@@ -179,6 +199,13 @@ def main() -> None:
                 ratio = f" x{rate / base:5.2f}" if base else ""
                 cells.append(f"{mode} {rate:9.1f}/s ({1e3 / rate:7.3f} ms){ratio}")
             print(f"  {spec:<12} " + " | ".join(cells), flush=True)
+    mixture = [rates[("mixture MEDIUM", spec, "ensemble")] for spec in MIXTURE_SPECS
+               if ("mixture MEDIUM", spec, "ensemble") in rates]
+    if mixture:
+        runs = len(all_configurations()) * 10 * MIXTURE_MEDIUM.steps
+        print(f"\nprojection, training only: the mixture rerun's {len(all_configurations())} configurations x 10 seeds x "
+              f"{MIXTURE_MEDIUM.steps} steps at the measured ensemble rates: {runs / max(mixture) / 3600:.2f} h to "
+              f"{runs / min(mixture) / 3600:.2f} h (fastest to slowest spec above)")
     circle = {spec: rates[("circle FULL", spec, "ensemble")] for spec in circle_specs
               if ("circle FULL", spec, "ensemble") in rates}
     if not circle:

@@ -57,12 +57,25 @@ def _check_same_architecture(models: Sequence[nn.Module]) -> None:
                              "trains copies of one architecture (build every model with the same arguments)")
 
 
+@torch.no_grad()
+def _copy_back(models: Sequence[nn.Module], params: dict[str, Tensor], buffers: dict[str, Tensor]) -> None:
+    """Model ``s`` takes slice ``s`` of the stacked parameters and buffers, and eval mode."""
+    for s, model in enumerate(models):
+        for name, value in model.named_parameters():
+            value.copy_(params[name][s])
+        for name, value in model.named_buffers():
+            value.copy_(buffers[name][s])
+        model.eval()
+
+
 def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Batch]] | Callable[[], Batch],
                  loss: Callable[[Tensor, Tensor], Tensor], steps: int, lr: float = 1e-3,
                  weight_decay: float = 0.0, clip: float | None = None, progress: bool = True,
                  desc: str = "ensemble", eps: float = 1e-8, milestones: Sequence[int] = (), gamma: float = 0.1,
                  device: str | torch.device | None = None, graph: bool | None = None,
-                 read_every: int = 50) -> list[TrainingLog | FloatingPointError]:
+                 read_every: int = 50, checkpoints: Sequence[int] = (),
+                 at_checkpoint: Callable[[int, nn.Module, int], None] | None = None
+                 ) -> list[TrainingLog | FloatingPointError]:
     """Train ``models`` (one architecture, any initialisations) together, model ``s`` on batches of
     ``samples[s]``: what :func:`~setfuncs.train.fit` does to each, in one batched step.
 
@@ -73,7 +86,10 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
             or None)``, model ``s`` training on slice ``s`` (a stream made in advance, on the device).
 
     The other arguments are those of :func:`~setfuncs.train.fit`; ``clip`` applies per model
-    (:func:`clip_per_model`).
+    (:func:`clip_per_model`). After each step count in ``checkpoints``, ``at_checkpoint(s, model,
+    step)`` is called for every model ``s`` that has not diverged, with ``models[s]`` holding its
+    weights after exactly ``step`` steps, in eval mode and without gradients (as ``fit`` calls
+    ``at_checkpoint(model, step)``).
 
     Returns, per model, its losses (a :class:`~setfuncs.steps.TrainingLog`) or, for a model whose
     loss became non-finite, the :class:`FloatingPointError` that :func:`~setfuncs.train.fit` would
@@ -83,6 +99,11 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
     if steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps}")
     _check_same_architecture(models)
+    marks = frozenset(checkpoints)
+    if any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= steps for c in marks):
+        raise ValueError(f"checkpoints must be step counts from 1 to steps = {steps}, got {sorted(checkpoints)}")
+    if bool(marks) != (at_checkpoint is not None):
+        raise ValueError("checkpoints and at_checkpoint go together: pass both or neither")
     if not callable(samples) and len(samples) != len(models):
         raise ValueError(f"fit_ensemble needs one sampler per model: {len(models)} models, {len(samples)} samplers")
     target = resolve_device(device, models[0])
@@ -131,22 +152,22 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
         for s in range(len(models)):
             if s not in errors and (error := divergence(chunk[:, s], first)) is not None:
                 errors[s] = error
+        if first + len(chunk) in marks and len(errors) < len(models):
+            _copy_back(models, params, buffers)
+            with torch.no_grad():
+                for s, model in enumerate(models):
+                    if s not in errors:
+                        at_checkpoint(s, model, first + len(chunk))
         return len(errors) == len(models)
 
     loop = StepLoop(step, draw_stacked if callable(samples) else draw, optimizer, steps, lr, milestones, gamma, target, graph, read_every,
-                    sync_free_cpu=True)
+                    sync_free_cpu=True, read_at=marks)
     try:
         losses, graphed = loop.run(progress, desc, check)
     except SyncRequired as err:
         raise ValueError(f"fit_ensemble cannot train this model: {err}. torch.vmap allows no reads of "
                          "tensor values; train each seed with setfuncs.train.fit instead") from err
-    with torch.no_grad():
-        for s, model in enumerate(models):
-            for name, value in model.named_parameters():
-                value.copy_(params[name][s])
-            for name, value in model.named_buffers():
-                value.copy_(buffers[name][s])
-            model.eval()
+    _copy_back(models, params, buffers)
     name = device_name(target)
     return [errors.get(s) or TrainingLog(losses[:, s].tolist(), name, graphed, loop.fallback)
             for s in range(len(models))]

@@ -68,6 +68,34 @@ def test_a_diverging_seed_leaves_the_others_alone() -> None:
         torch.testing.assert_close(torch.tensor(logs[seed]), torch.tensor(losses), rtol=1e-5, atol=1e-6)
 
 
+def test_checkpoints_see_each_seed_after_exactly_that_many_steps() -> None:
+    marks = [4, 9, STEPS]
+    seen: dict[tuple[int, int], float] = {}
+    probe = torch.randn(5, 6, 2, generator=torch.Generator().manual_seed(7))
+    together = [build("r-lse/max", seed) for seed in range(3)]
+    with torch.no_grad():
+        together[1].process[-1].bias.fill_(float("nan"))         # diverges: never evaluated
+
+    def record(s: int, model: nn.Module, step: int) -> None:
+        assert not model.training and not torch.is_grad_enabled()
+        seen[s, step] = float(model(probe).sum())
+
+    fit_ensemble(together, [sampler(s, True) for s in range(3)], nn.functional.mse_loss, STEPS, lr=3e-3, clip=0.5,
+                 progress=False, read_every=5, checkpoints=marks, at_checkpoint=record)
+    assert sorted(seen) == [(s, m) for s in (0, 2) for m in marks]
+    for seed in (0, 2):
+        alone: list[float] = []
+        fit(build("r-lse/max", seed), sampler(seed, True), nn.functional.mse_loss, STEPS, lr=3e-3, clip=0.5,
+            progress=False, checkpoints=marks, at_checkpoint=lambda model, step: alone.append(float(model(probe).sum())))
+        torch.testing.assert_close(torch.tensor([seen[seed, m] for m in marks]), torch.tensor(alone),
+                                   rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="checkpoints and at_checkpoint go together"):
+        fit_ensemble(together, [sampler(s, True) for s in range(3)], nn.functional.mse_loss, STEPS, checkpoints=marks)
+    with pytest.raises(ValueError, match="checkpoints must be step counts"):
+        fit_ensemble(together, [sampler(s, True) for s in range(3)], nn.functional.mse_loss, STEPS,
+                     checkpoints=[STEPS + 1], at_checkpoint=record)
+
+
 def test_clipping_is_per_model() -> None:
     torch.manual_seed(0)
     grads = [torch.randn(4, 3, 5) * torch.tensor([0.1, 1.0, 10.0, 100.0]).view(4, 1, 1), torch.randn(4, 7)]

@@ -177,21 +177,31 @@ def train_configuration_ensemble(setting: str, equivariant: str, final: str, see
                                  budget: TrainingBudget, head_bias: Sequence[float],
                                  samplers: Sequence[Callable[[], Batch]] | Callable[[], Batch],
                                  loss: Callable[[Tensor, Tensor], Tensor], progress: bool = True,
-                                 device: str = "cpu") -> list[tuple[DeepSet, TrainingLog | FloatingPointError]]:
+                                 device: str = "cpu", checkpoints: Sequence[Checkpoints] | None = None
+                                 ) -> list[tuple[DeepSet, TrainingLog | FloatingPointError]]:
     """Train one configuration with several seeds as one ensemble (:func:`~setfuncs.ensemble.fit_ensemble`):
     per seed, the model (in eval mode, on ``device``) and its losses, or the error of a diverged run.
 
     Seed ``s``'s model is initialised after ``torch.manual_seed(s)``, exactly as
     :func:`train_configuration` does; ``samplers`` are the seeds' training streams (one sampler per
     seed, or one that returns the stacked batches ``[S, ...]``), which the caller makes from
-    ``TRAIN_SEED + s`` as :func:`train_configuration` does.
+    ``TRAIN_SEED + s`` as :func:`train_configuration` does. ``checkpoints``: one per seed, all at the
+    same steps, each recording its seed's test metric during training.
     """
     models = []
     for seed in seeds:
         torch.manual_seed(seed)
         models.append(make_deep_set(setting, equivariant, final, budget, head_bias))
+    recording: dict = {}
+    if checkpoints is not None:
+        if len(checkpoints) != len(seeds) or any(c.steps != checkpoints[0].steps for c in checkpoints):
+            raise ValueError(f"train_configuration_ensemble needs one Checkpoints per seed ({len(seeds)}), all at "
+                             f"the same steps; got {len(checkpoints)}")
+        recording = {"checkpoints": checkpoints[0].steps,
+                     "at_checkpoint": lambda s, model, step: checkpoints[s](model, step)}
     logs = fit_ensemble(models, samplers, loss, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
-                        desc=f"{spec_of(setting, equivariant, final)} seeds {seeds[0]}..{seeds[-1]}", device=device)
+                        desc=f"{spec_of(setting, equivariant, final)} seeds {seeds[0]}..{seeds[-1]}", device=device,
+                        **recording)
     return list(zip(models, logs))
 
 

@@ -16,8 +16,8 @@ from .loss import (beta_concentrations, beta_log_likelihood, beta_mean, beta_nll
 from .em import EMResult, em_smaller_weight, fit_gmm, initial_parameters
 from .metric import (bootstrap_samples, em_estimates, estimator_curve, kde_log_density,
                      log_score_ratio, model_estimates, scott_bandwidth)
-from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, evaluate_metric, make_model, run_one, sweep,
-                    train_model)
+from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, evaluate_metric, make_model, run_ensemble, run_one,
+                    sweep, train_ensemble, train_model)
 from .findings import mixture_findings
 from .differences import CLAIM_AXES, protocol_differences
 from .table import (batch_peaks, by_population_size, format_table, load_results, mixture_table, peak_performance,
@@ -30,7 +30,7 @@ __all__ = ["RUN_SCHEMA", "COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATI
            "beta_mean", "beta_nll", "beta_quantiles", "EMResult", "em_smaller_weight", "fit_gmm",
            "initial_parameters", "bootstrap_samples", "em_estimates", "estimator_curve",
            "kde_log_density", "log_score_ratio", "model_estimates", "scott_bandwidth", "Budget",
-           "QUICK", "MEDIUM", "FULL", "BUDGETS", "evaluate_metric", "make_model", "train_model", "run_one", "sweep",
+           "QUICK", "MEDIUM", "FULL", "BUDGETS", "evaluate_metric", "make_model", "train_model", "train_ensemble", "run_one", "run_ensemble", "sweep",
            "peak_performance", "mixture_table", "by_population_size", "format_table", "load_results", "batch_peaks",
            "variant_runs", "mixture_findings", "marginal_beta", "marginal_head_bias",
            "CLAIM_AXES", "protocol_differences"]

@@ -48,7 +48,7 @@ from torch import Tensor
 __all__ = ["SMALLER_WEIGHT_RANGE", "COMPONENT_STD", "TRAIN_SIZES", "TEST_POPULATION_SIZE",
            "Mixtures", "mixture_description", "sample_mixtures", "sample_labelled_particles", "sample_particles",
            "sample_populations", "mixture_batch", "population_size_probabilities",
-           "sample_population_size", "training_sampler", "test_populations", "mixture_log_density"]
+           "sample_population_size", "training_sampler", "padded_training_sampler", "test_populations", "mixture_log_density"]
 
 #: The smaller weight ``w`` is uniform in this interval; its partner is ``1 - w``.
 SMALLER_WEIGHT_RANGE = (0.05, 0.5)
@@ -171,6 +171,29 @@ def training_sampler(batch: int, generator: torch.Generator | None = None,
         return mixture_batch(batch, int(n[torch.multinomial(p, 1, generator=generator)]), generator)
 
     return sample
+
+
+def padded_training_sampler(batch: int, generator: torch.Generator | None = None,
+                            sizes: tuple[int, int] = TRAIN_SIZES):
+    r"""The batches of :func:`training_sampler` (the same draws from ``generator``), each padded to
+    the largest size ``sizes[1]`` with zeros and returned with their mask (True = a real particle):
+    ``(x [B, N_max, 2], y [B, 1], mask [B, N_max])``.
+
+    Every step then has the same shape, so the step can be one CUDA graph and the seeds of a
+    configuration one ensemble (:func:`setfuncs.ensemble.fit_ensemble`); the set functions ignore the
+    padding, so the loss and its gradients are those of the unpadded batch
+    (``tests/test_mixture_experiment.py``).
+    """
+    sample, largest = training_sampler(batch, generator, sizes), sizes[1]
+
+    def padded() -> tuple[Tensor, Tensor, Tensor]:
+        x, y, _ = sample()
+        b, n, d = x.shape
+        mask = torch.zeros(b, largest, dtype=torch.bool)
+        mask[:, :n] = True
+        return torch.cat([x, x.new_zeros(b, largest - n, d)], dim=1), y, mask
+
+    return padded
 
 
 @lru_cache(maxsize=16)

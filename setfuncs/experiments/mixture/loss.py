@@ -31,6 +31,8 @@ import torch
 from torch import Tensor
 from torch.nn.functional import softplus
 
+from setfuncs.population import syncs_allowed
+
 __all__ = ["EPSILON", "beta_concentrations", "beta_log_likelihood", "beta_nll", "beta_mean",
            "beta_quantiles", "marginal_beta", "marginal_head_bias"]
 
@@ -54,13 +56,14 @@ def beta_concentrations(output: Tensor) -> tuple[Tensor, Tensor]:
 
 def beta_log_likelihood(output: Tensor, w: Tensor) -> Tensor:
     """:math:`\\log \\operatorname{Beta}(w; a, b)` per population, ``[B]``; ``w`` is ``[B]`` or ``[B, 1]``
-    in ``(0, 1)``."""
+    in ``(0, 1)`` (checked, except inside :func:`setfuncs.population.sync_free`, where no value is read:
+    a training sampler's weights lie in ``(0, 1)`` by construction)."""
     a, b = beta_concentrations(output)
     w = w.reshape(-1).to(output.dtype)
     if w.shape[0] != a.shape[0]:
         raise ValueError(f"need one weight per population: output has {a.shape[0]} rows, w has "
                          f"{w.shape[0]} values")
-    if bool(((w <= 0) | (w >= 1)).any()):
+    if syncs_allowed() and bool(((w <= 0) | (w >= 1)).any()):     # inside sync_free (a graph, an ensemble): unread
         raise ValueError("the weights must lie strictly between 0 and 1 (the Beta's support)")
     return ((a - 1) * torch.log(w) + (b - 1) * torch.log1p(-w)
             + torch.lgamma(a + b) - torch.lgamma(a) - torch.lgamma(b))

@@ -40,6 +40,7 @@ training data from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -52,22 +53,24 @@ import setfuncs as sf
 from setfuncs.model import HEAD_SCALE
 from setfuncs.steps import TrainingLog
 from setfuncs.experiments.engine import Engine
-from setfuncs.experiments.protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol
+from setfuncs.experiments.protocol import (Checkpoints, check_budget, checkpoint_steps, record_outcome, run_experiment,
+                                           run_protocol)
 from setfuncs.experiments.provenance import sweep_provenance
 from setfuncs.experiments.schema import RunSchema
 from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
-                                         make_deep_set, spec_of,
-                                         train_configuration)
+                                         make_deep_set, spec_of, train_configuration, train_configuration_ensemble)
 
 from . import em as em_module
 from ..collapse import COLLAPSE_RATIO, collapse_record
-from .data import SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, mixture_description, test_populations, training_sampler
+from .data import (SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, mixture_description, padded_training_sampler,
+                   test_populations, training_sampler)
 from .loss import beta_mean, beta_nll, marginal_beta, marginal_head_bias
 from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_ratio,
                      model_estimates, scott_bandwidth)
 
 __all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
-           "make_model", "train_model", "test_checkpoints", "evaluate_metric", "evaluate_run", "run_one", "sweep", "provenance"]
+           "make_model", "train_model", "train_ensemble", "test_checkpoints", "evaluate_metric", "evaluate_run", "run_one",
+           "run_ensemble", "sweep", "provenance"]
 
 #: The ``experiment`` field of a results file.
 EXPERIMENT = "gmm_mixture_weights"
@@ -176,6 +179,22 @@ def train_model(setting: str, equivariant: str, final: str, seed: int, budget: B
                                progress, device, checkpoints)
 
 
+def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int], budget: Budget,
+                   progress: bool = True, device: str = "cpu", checkpoints: Sequence[Checkpoints] | None = None
+                   ) -> list[tuple[sf.DeepSet, TrainingLog | FloatingPointError]]:
+    """Train one configuration with ``seeds`` as one ensemble on ``device``
+    (:func:`~setfuncs.experiments.sweeps.train_configuration_ensemble`): seed ``s`` draws the batches of
+    :func:`train_model` from ``TRAIN_SEED + s``, padded to the largest population size with a mask
+    (:func:`~setfuncs.experiments.mixture.data.padded_training_sampler`), so that every step has one
+    shape; per seed, the model and its losses or the error of a diverged run. ``checkpoints``: one
+    :func:`test_checkpoints` per seed."""
+    samplers = [padded_training_sampler(budget.batch, torch.Generator().manual_seed(TRAIN_SEED + seed))
+                for seed in seeds]
+    return train_configuration_ensemble(setting, equivariant, final, list(seeds), budget,
+                                        marginal_head_bias(*SMALLER_WEIGHT_RANGE), samplers, beta_nll, progress,
+                                        device, checkpoints)
+
+
 def test_checkpoints(budget: Budget) -> Checkpoints:
     """The Beta NLL of the test populations' smaller weights (``test_nll``) at the
     :func:`~setfuncs.experiments.protocol.checkpoint_steps` of ``budget``, on the model's device."""
@@ -224,6 +243,27 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
                         lambda model: evaluate_run(model, budget), checkpoints)
 
 
+def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
+    """:func:`run_one` for several seeds of one configuration, trained as one ensemble
+    (:func:`train_ensemble`) and evaluated one by one on the CPU; ``tasks`` are :func:`run_one`'s
+    argument tuples, equal but for the seed. ``train_seconds`` of each record is the ensemble's
+    training time divided by its size; ``ensemble`` gives the size and the whole time."""
+    setting, equivariant, final, _, budget, progress, device = tasks[0]
+    seeds = [args[3] for args in tasks]
+    if any(args[:3] != (setting, equivariant, final) or args[4:] != (budget, progress, device) for args in tasks):
+        raise ValueError("run_ensemble: every task must be the same configuration, budget and device")
+    checkpoints = [test_checkpoints(budget) for _ in seeds]
+    start = time.perf_counter()
+    trained = train_ensemble(setting, equivariant, final, seeds, budget, progress, device, checkpoints)
+    seconds = time.perf_counter() - start
+    ensemble = {"size": len(seeds), "train_seconds": seconds}
+    return [record_outcome({"spec": spec_of(setting, equivariant, final), "setting": setting,
+                            "equivariant": equivariant, "final": final, "seed": seed, "ensemble": ensemble},
+                           RUN_SCHEMA, outcome, seconds / len(seeds), lambda model: evaluate_run(model, budget),
+                           checkpoint)
+            for seed, outcome, checkpoint in zip(seeds, trained, checkpoints)]
+
+
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     """Command line, budget, seeds, data, metric, versions and hardware of a sweep (no timings or runs)."""
     test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
@@ -252,7 +292,9 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     """Train ``runs`` seeds (``0 .. runs-1``) of every configuration and write one JSON file.
 
     Runs are submitted seed by seed (every configuration with seed 0 first, then seed 1, ...), so
-    an interrupted sweep holds about equally many runs of every configuration.
+    an interrupted sweep holds about equally many runs of every configuration. On a GPU
+    (``engine.device`` ``cuda``) the missing seeds of each configuration train together as one
+    ensemble of padded batches instead (:func:`run_ensemble`), configuration after configuration.
 
     Args:
         runs: runs per configuration (the paper's violins: batches of 5 runs).
@@ -271,4 +313,4 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     check_budget(budget, Budget, "mixture")
     specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
     return run_experiment(run_one, tasks, provenance(budget, runs, specs), RUN_SCHEMA, out_path, engine, restart,
-                          progress, "mixture sweep")
+                          progress, "mixture sweep", run_many=run_ensemble)
