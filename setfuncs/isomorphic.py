@@ -1,17 +1,35 @@
 r"""Sum isomorphism (Corollary 1 of the paper): aggregations :math:`\alpha_g = g \circ \sum \circ g^{-1}`.
 
-If :math:`g` is invertible, a sum decomposition :math:`\rho \circ \sum \circ \phi` can be rewritten as
-:math:`(\rho \circ g^{-1}) \circ \alpha_g \circ (g \circ \phi)` and vice versa, so Theorems 1 and 2
-hold for :math:`\alpha_g` as well. Examples (derived in the book's chapter *Sum isomorphism*):
+The book's chapter *Sum isomorphism* states the corollary with the hypotheses the paper leaves
+implicit. Let :math:`g^{-1}` lift particles into a set :math:`E` closed under addition and :math:`g`
+map :math:`E` back.
+
+1. Every :math:`\alpha_g`-decomposition :math:`\rho' \circ \alpha_g \circ \phi'` is the sum
+   decomposition :math:`(\rho' \circ g) \circ \sum \circ (g^{-1} \circ \phi')`, for any :math:`g`.
+2. If :math:`g: E \to g(E)` is a bijection with inverse :math:`g^{-1}`, a sum decomposition
+   :math:`\rho \circ \sum \circ \phi` is the :math:`\alpha_g`-decomposition
+   :math:`(\rho \circ g^{-1}) \circ \alpha_g \circ (g \circ \phi)` — provided its embedding
+   :math:`\phi` takes values in :math:`E`. For logsumexp, :math:`E = (0, \infty)^L`: the embedding
+   must be *positive*.
+3. If moreover :math:`g` and :math:`g^{-1}` are continuous (a homeomorphism), both rewritings keep
+   continuous embeddings and processing functions continuous.
+
+So Theorem 1 (Deep Sets) carries over to :math:`\alpha_g` when :math:`g` is a bijection and the
+embedding can be chosen in :math:`E`, and Theorem 2 (continuous decompositions) when :math:`g` is a
+homeomorphism and a *continuous* embedding can be chosen in :math:`E` (for logsumexp,
+:func:`setfuncs.powersums.bounded_embedding` is one, for scalar particles).
+
+Examples (derived in the book's chapter *Sum isomorphism*):
 
 * mean: :math:`g^{-1}(x) = (x, 1)`, :math:`g(s, n) = s / n`;
 * logsumexp: :math:`g^{-1} = \exp`, :math:`g = \ln`;
 * log-mean-exp: :math:`g^{-1}(x) = (e^x, 1)`, :math:`g(s, n) = \ln(s / n)`;
 * power mean: :math:`g^{-1}(x) = (x^p, 1)`, :math:`g(s, n) = (s / n)^{1/p}`.
 
-For the mean, log-mean-exp and the power means, ``g`` is only a left inverse of ``g_inv`` (``g(s, n) = s / n``
-forgets ``n``): every :math:`\alpha_g`-decomposition is a sum decomposition, but the converse
-needs a fixed population size (the mean cannot tell ``{x}`` from ``{x, x}``).
+For the mean, log-mean-exp and the power means, ``g`` is not a bijection, only a left inverse of ``g_inv``
+(``g(s, n) = s / n`` forgets ``n``): only part 1 applies, every :math:`\alpha_g`-decomposition is a
+sum decomposition, and the converse needs a fixed population size (the mean cannot tell ``{x}``
+from ``{x, x}``). The power means also need positive particles.
 
 Here ``g`` and ``g_inv`` act on the last (feature) axis; ``g_inv`` may change the number of
 features (the mean appends a constant 1 that counts the particles). Float16 and bfloat16 particles

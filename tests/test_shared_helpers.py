@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import setfuncs as sf
 from setfuncs.plots import pair_grid
 from setfuncs.tables import html_table, text_table
-from setfuncs.powersums import max_from_power_sums, particles_from_power_sums, power_sums
+from setfuncs.powersums import (bounded_embedding, bounded_power_sums, max_from_power_sums,
+                                particles_from_bounded_power_sums, particles_from_power_sums, power_sums)
 
 
 @given(seed=st.integers(0, 2**16), n=st.integers(1, 6))
@@ -28,6 +29,56 @@ def test_power_sums_are_invariant() -> None:
     np.testing.assert_allclose(power_sums(x), power_sums(x[:, ::-1]))
     with pytest.raises(ValueError, match=r"shape \[B, N\]"):
         power_sums(np.ones(3))
+
+
+@given(seed=st.integers(0, 2**16), n_max=st.integers(1, 5), data=st.data())
+def test_bounded_power_sums_determine_populations_of_every_size(seed: int, n_max: int, data) -> None:
+    # One embedding for every size up to n_max: rho recovers the size and the particles.
+    sizes = data.draw(st.lists(st.integers(1, n_max), min_size=1, max_size=4))
+    rng = np.random.default_rng(seed)
+    populations = [rng.uniform(-2, 2, size=n) for n in sizes]
+    for population, sums in zip(populations, bounded_power_sums(populations, n_max)):
+        recovered = particles_from_bounded_power_sums(sums)
+        assert len(recovered) == len(population)
+        np.testing.assert_allclose(recovered, np.sort(population), atol=1e-4)
+
+
+def test_bounded_embedding_keeps_sums_of_different_sizes_apart() -> None:
+    # The counterexample to a continuous rho with phi(x) = (e^x, ..., e^{N x}): the sums of {0, -n}
+    # tend to the sum of {0}, while the population size is 2 along the sequence and 1 at the limit.
+    # With y = 2 + tanh x > 1 they stay at least 1 apart (the first coordinate differs by y(-n)).
+    def exponential(population: list[float]) -> np.ndarray:
+        x = np.asarray(population, dtype=float)
+        return np.exp(np.outer(x, [1, 2])).sum(axis=0)
+
+    gaps_exp = [np.linalg.norm(exponential([0, -n]) - exponential([0])) for n in (1, 10, 40)]
+    assert gaps_exp[-1] < 1e-15 < gaps_exp[0]
+    singleton = bounded_power_sums([[0.0]], 2)[0]
+    for n in (1, 10, 40, 1000):
+        pair = bounded_power_sums([[0.0, -n]], 2)[0]
+        assert np.linalg.norm(pair - singleton) >= 1
+        assert len(particles_from_bounded_power_sums(pair)) == 2
+    assert (bounded_embedding(np.array([-1e3, 0.0, 1e3]), 3) >= 1).all()
+
+
+@given(seed=st.integers(0, 2**16), n=st.integers(1, 4))
+def test_bounded_rho_is_continuous(seed: int, n: int) -> None:
+    # Sums that move a little move the recovered population a little and never change its size.
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-2, 2, size=n)
+    nearby = x + rng.uniform(-1e-6, 1e-6, size=n)
+    s, s_nearby = bounded_power_sums([x, nearby], 4)
+    assert np.abs(s - s_nearby).max() < 1e-3
+    moved = particles_from_bounded_power_sums(s_nearby)
+    assert len(moved) == n
+    assert np.abs(moved - particles_from_bounded_power_sums(s)).max() < 1e-3
+
+
+def test_bounded_power_sums_check_their_input() -> None:
+    with pytest.raises(ValueError, match="1 to 2 scalars"):
+        bounded_power_sums([[0.1, 0.2, 0.3]], 2)
+    with pytest.raises(ValueError, match="n_max"):
+        bounded_embedding(np.zeros(2), 0)
 
 
 def test_pair_grid_evaluates_each_pair() -> None:
