@@ -136,3 +136,22 @@ def test_figures_draw_what_they_are_given() -> None:
     fig = plot_by_population_size(rows)
     assert len(fig.axes[0].get_lines()) == 3                   # median, best and the zero line
     plt.close("all")
+
+
+@pytest.mark.parametrize("limits", [(-30.0, 40.0), (-3.0, 2.5), (-0.8, 0.9)])
+def test_the_symlog_axis_labels_plain_numbers(limits: tuple[float, float]) -> None:
+    from setfuncs.experiments.mixture.figures import plain_symlog_axis
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], list(limits))
+    plain_symlog_axis(ax, "metric")
+    ax.set_ylim(*limits)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    ticks = [t for t in ax.get_yticks() if limits[0] <= t <= limits[1]]
+    plt.close(fig)
+    assert labels and 0.0 in ticks and len(labels) >= 3
+    assert not any("^" in label or "10$" in label or "e" in label.lower() for label in labels), labels
+    for label in labels:                       # every label reads as the number at its tick
+        float(label.replace("\N{MINUS SIGN}", "-"))
+    assert "log scale beyond" in ax.get_ylabel()

@@ -49,8 +49,8 @@ def plot_populations(images: np.ndarray, particles: np.ndarray, counts: Sequence
         top.set_title(f"{count} digit{'' if count == 1 else 's'}", fontsize=9)
         bottom.scatter(*population.T, s=dot, color="tab:orange", linewidths=0)
         bottom.set(xlim=(-1, 1), ylim=(1, -1), aspect="equal", xticks=[-1, 0, 1], yticks=[-1, 0, 1])
-        bottom.tick_params(labelsize=7)
-    axes[1, 0].set_ylabel("the population alone\n(normalised frame)", fontsize=8)
+        bottom.tick_params(labelsize=9)
+    axes[1, 0].set_ylabel("the population alone\n(normalised frame)", fontsize=9)
     fig.suptitle(title, fontsize=10)
     return fig
 
@@ -73,9 +73,9 @@ def plot_glimpses(canvas: Tensor, wheres: Sequence[tuple[str, Tensor]], size: in
         axes[row, 1].set(xticks=[], yticks=[])
         show_canvas(axes[row, 2], back[0].numpy(), box, color="tab:red")
         s, tx, ty = where[0].tolist()
-        axes[row, 0].set_title(f"{name}: s = {s:.2f}, t = ({tx:+.2f}, {ty:+.2f})", fontsize=8)
-        axes[row, 1].set_title(f"glimpse, {size}×{size} pixels", fontsize=8)
-        axes[row, 2].set_title("glimpse written back (place)", fontsize=8)
+        axes[row, 0].set_title(f"{name}: s = {s:.2f}, t = ({tx:+.2f}, {ty:+.2f})", fontsize=9)
+        axes[row, 1].set_title(f"glimpse, {size}×{size} pixels", fontsize=9)
+        axes[row, 2].set_title("glimpse written back (place)", fontsize=9)
     fig.suptitle(title, fontsize=10)
     return fig
 
@@ -97,5 +97,5 @@ def draw_iou_by_size(ax: Axes, rows: Sequence[dict], sizes: Sequence[int], image
     ax.set(xscale="log", xlabel="population size n (particles)", ylabel="box IoU (matched, all canvases)")
     ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
     ax.minorticks_off()
-    ax.legend(fontsize=7, ncol=2, loc="best")
+    ax.legend(fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     ax.set_title("box IoU against population size", fontsize=9)

@@ -85,6 +85,6 @@ def plot_elbo_curves(curves: dict, ax: plt.Axes | None = None) -> Figure:
     ax.set_xscale("log")
     ax.set_xlabel("population size n (particles)")
     ax.set_ylabel("test ELBO (nats per canvas)")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     fig.tight_layout()
     return fig

@@ -35,7 +35,7 @@ def plot_median_grids(grids: Mapping[str, np.ndarray]) -> Figure:
             if np.isinf(value):
                 ax.text(j, i, "∞", ha="center", va="center", fontsize=9)
             elif np.isfinite(value):
-                ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=7,
+                ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=9,
                         color="white" if np.log10(value) > (np.log10(low) + np.log10(high)) / 2 else "black")
         ax.set(title=setting, xticks=range(len(AGGREGATIONS)), yticks=range(len(AGGREGATIONS)),
                xlabel="final aggregation", xticklabels=AGGREGATIONS, yticklabels=AGGREGATIONS)
@@ -59,5 +59,5 @@ def plot_by_population_size(curves: Sequence[dict], constant: Sequence[float], t
     ax.set(xscale="log", yscale="log", xticks=sizes, xticklabels=[str(n) for n in sizes],
            xlabel="population size N", ylabel="test MSE (radius + centre)",
            title="best run of each setting, evaluated away from its training size")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
     return fig

@@ -18,7 +18,49 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_populations", "plot_estimator_curves", "draw_preactivations", "plot_by_population_size"]
+__all__ = ["plot_populations", "plot_estimator_curves", "draw_preactivations", "plot_by_population_size",
+           "plain_symlog_axis"]
+
+
+def _plain_number(value: float, _position: int | None = None) -> str:
+    """A tick label without powers: ``−100``, ``−1``, ``0``, ``10``, ``1,000``; fractions keep
+    two significant digits (``0.5``). Negative numbers use the minus sign, not a hyphen."""
+    if value == 0:
+        return "0"
+    text = f"{abs(value):,.0f}" if abs(value) >= 1 else f"{abs(value):.2g}"
+    return ("\N{MINUS SIGN}" if value < 0 else "") + text
+
+
+def plain_symlog_axis(ax: Axes, label: str, linthresh: float = 1.0) -> None:
+    """Make the y-axis of ``ax`` a symmetric-log axis that reads without exponents.
+
+    Linear on ``[-linthresh, linthresh]`` and logarithmic beyond, as matplotlib's ``symlog``; the
+    major ticks sit at 0, at ±``linthresh / 2`` and at ±``linthresh`` times the powers of 10 (and at
+    2 and 5 times ``linthresh`` when the view reaches less than a decade beyond it), and are
+    labelled as plain numbers (``−10, −1, −0.5, 0, 0.5, 1, 10``, not ``−10⁰``); the minor ticks mark
+    2 to 9 times each power; the axis label ``label`` gets a second line that names the scale.
+    """
+    from matplotlib.ticker import FuncFormatter, Locator, SymmetricalLogLocator
+
+    decades = SymmetricalLogLocator(base=10, linthresh=linthresh)
+
+    class _PlainSymlogLocator(Locator):
+        def __call__(self) -> list[float]:
+            return self.tick_values(*self.axis.get_view_interval())
+
+        def tick_values(self, vmin: float, vmax: float) -> list[float]:
+            low, high = min(vmin, vmax), max(vmin, vmax)
+            ticks = set(decades.tick_values(low, high)) | {0.0, linthresh / 2, -linthresh / 2}
+            reach = max(abs(low), abs(high), linthresh)
+            if reach < 10 * linthresh:             # less than a decade beyond: label 2 and 5 as well
+                ticks |= {sign * factor * linthresh for sign in (-1, 1) for factor in (2, 5)}
+            return sorted(t for t in ticks if low <= t <= high)
+
+    ax.set_yscale("symlog", linthresh=linthresh)
+    ax.yaxis.set_major_locator(_PlainSymlogLocator())
+    ax.yaxis.set_minor_locator(SymmetricalLogLocator(base=10, linthresh=linthresh, subs=range(2, 10)))
+    ax.yaxis.set_major_formatter(FuncFormatter(_plain_number))
+    ax.set_ylabel(f"{label}\nlog scale beyond ±{_plain_number(linthresh)}, linear between")
 
 
 def plot_populations(examples: Mixtures) -> Figure:
@@ -71,7 +113,7 @@ def draw_preactivations(ax: Axes, before: np.ndarray, after: np.ndarray, title: 
     ax.axvspan(-limit, -SATURATION, color="tab:red", alpha=0.07)
     ax.axvspan(SATURATION, limit, color="tab:red", alpha=0.07, label=f"|z| > {SATURATION:g}: saturated")
     ax.set(xlabel="first-layer tanh pre-activation z", title=title, yticks=[])
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=9)
 
 
 def plot_by_population_size(rows: Sequence[dict], train_sizes: tuple[int, int] = TRAIN_SIZES) -> Figure:
@@ -79,15 +121,20 @@ def plot_by_population_size(rows: Sequence[dict], train_sizes: tuple[int, int] =
     :func:`~setfuncs.experiments.mixture.by_population_size`): its median run (solid) and its best
     run (dashed), the training sizes shaded; below zero the network beats EM."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
 
-    fig, ax = plt.subplots(figsize=(6.8, 4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.8, 5.2), layout="constrained")
     for k, row in enumerate(rows):
         color = f"C{k}"
         ax.plot(row["sizes"], row["median"], "o-", color=color, label=f"{row['setting']} (median run)")
         ax.plot(row["sizes"], row["best"], "s--", color=color, alpha=0.7, label=f"best: {row['best_spec']}")
     ax.axhline(0, color="black", lw=0.8)
     ax.axvspan(*train_sizes, color="gray", alpha=0.12, label="training sizes")
-    ax.set(xscale="log", yscale="symlog", xlabel="population size n", ylim=(-3, None),
-           ylabel="metric (log EM density − log model density)", title="below zero the network beats EM")
-    ax.legend(fontsize=7, ncols=2)
+    sizes = sorted({n for row in rows for n in row["sizes"]})
+    ax.set(xscale="log", xlabel="population size n", title="below zero the network beats EM")
+    ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
+    ax.xaxis.set_minor_locator(NullLocator())
+    plain_symlog_axis(ax, "metric (log EM density − log model density)")
+    ax.set_ylim(-3, None)
+    fig.legend(loc="outside lower center", fontsize=9, ncols=2)
     return fig

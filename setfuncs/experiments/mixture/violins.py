@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from ..sweeps import AGGREGATIONS
+from .figures import plain_symlog_axis
 from .table import mixture_table, peak_performance
 
 if TYPE_CHECKING:
@@ -42,11 +43,11 @@ def violin_table(results: dict, batch_size: int = 5, bootstraps: int = 1000, see
 def plot_violins(groups: Mapping[str, list[dict]], batch_size: int = 5) -> Figure:
     """Figure 3b: one panel per grouping (``groups``: grouping -> :func:`violin_groups`), for every
     group a violin of the peaks of batches of ``batch_size`` runs with its median, plain in orange
-    and learnable in green, on a symlog axis with a line at 0 (below it the networks beat EM). A
+    and learnable in green, on a symmetric-log axis with plain tick labels
+    (:func:`~setfuncs.experiments.mixture.figures.plain_symlog_axis`) and a line at 0 (below it the networks beat EM). A
     group whose every run collapsed or diverged is named in its slot instead of drawn."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
-    from matplotlib.ticker import SymmetricalLogLocator
 
     fig, axes = plt.subplots(len(groups), 1, figsize=(9, 6.4), layout="constrained", sharey=True)
     for ax, (by, grouped) in zip(axes, groups.items()):
@@ -55,7 +56,7 @@ def plot_violins(groups: Mapping[str, list[dict]], batch_size: int = 5) -> Figur
             color = "tab:green" if group["learnable"] else "tab:orange"
             if group["peaks"].size == 0:
                 ax.text(position, 0, f"{group['runs']} of {group['runs']}\ncollapsed", ha="center", va="center",
-                        fontsize=7, color=color)
+                        fontsize=9, color=color)
                 continue
             parts = ax.violinplot(group["peaks"], positions=[position], widths=0.9, showmedians=True)
             for body in parts["bodies"]:
@@ -63,11 +64,10 @@ def plot_violins(groups: Mapping[str, list[dict]], batch_size: int = 5) -> Figur
             for line in ("cmins", "cmaxes", "cbars", "cmedians"):
                 parts[line].set_color(color)
         ax.axhline(0, color="black", lw=0.8)
-        ax.set(yscale="symlog", xticks=[3 * i + 0.55 for i in range(len(AGGREGATIONS))],
-               xticklabels=FAMILY_NAMES, ylabel=f"peak metric (batches of {batch_size})",
+        ax.set(xticks=[3 * i + 0.55 for i in range(len(AGGREGATIONS))], xticklabels=FAMILY_NAMES,
                title=f"grouped by {by} aggregation")
-        ax.yaxis.set_major_locator(SymmetricalLogLocator(base=10, linthresh=1))
+        plain_symlog_axis(ax, f"peak metric (batches of {batch_size})")
     handles = [Patch(color="tab:orange", alpha=0.6, label="plain"),
                Patch(color="tab:green", alpha=0.6, label="learnable (recurrent)")]
-    axes[0].legend(handles=handles, loc="upper left", fontsize=8)
+    axes[0].legend(handles=handles, loc="upper left", fontsize=9)
     return fig

@@ -94,7 +94,7 @@ def draw_accuracy_by_size(ax: Axes, accuracy: Mapping[str, Mapping[str, float]],
     ax.set(xscale="log", xticks=sizes, xticklabels=[str(n) for n in sizes], ylim=(0, 1),
            xlabel="test population size n", ylabel="test accuracy", title="accuracy against population size")
     ax.minorticks_off()
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
 
 
 def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, float]], results: dict,
@@ -107,7 +107,7 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
     import matplotlib.pyplot as plt
 
     sizes = results["evaluation"]["sizes"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4), layout="constrained", sharey=True)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 5.2), layout="constrained", sharey=True)
     for k, spec in enumerate(COLUMNS):
         style = dict(color=f"C{k % 10}", ls="-" if spec.startswith("max/") else "--", marker="o" if k < 10 else "s",
                      ms=3.5)
@@ -126,8 +126,8 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
         ax.minorticks_off()
         ax.set_title(name, fontsize=10)
     left.set_ylabel("test accuracy")
-    left.legend(fontsize=7, ncols=2, loc="lower right", title="grey dotted: chance; grey dashed: training size",
-                title_fontsize=7)
+    fig.legend(*left.get_legend_handles_labels(), fontsize=9, ncols=6, loc="outside lower center",
+               title="grey dotted: chance; grey dashed: training size", title_fontsize=9)
     return fig
 
 
@@ -142,8 +142,8 @@ def plot_confusions(matrices: Mapping[int, np.ndarray], names: Sequence[str], ti
         image = ax.imshow(matrix, vmin=0, vmax=1, cmap="Blues")
         ax.set(xticks=range(len(names)), yticks=range(len(names)), xlabel="predicted",
                ylabel="true class", title=f"n = {n}: accuracy {np.mean(np.diag(matrix)):.0%}")
-        ax.set_xticklabels(names, rotation=90, fontsize=8)
-        ax.set_yticklabels(names, fontsize=8)
+        ax.set_xticklabels(names, rotation=90, fontsize=9)
+        ax.set_yticklabels(names, fontsize=9)
     fig.colorbar(image, ax=axes, shrink=0.8, label="fraction of the true class")
     fig.suptitle(title, fontsize=10)
     return fig
