@@ -117,15 +117,23 @@ browser: setup /usr/bin/chromium
 book: setup
 	$(JB) build . --all -W -n --keep-going
 
-# The whole book as one PDF, _build/latex/deep-sets-book.pdf (README, "Build and test"). It reads
-# the executed chapters from _build/.jupyter_cache, as `make book` does; scripts/pdf_book.py adds
+# The whole book as one PDF, _build/latex/deep-sets-book.pdf (README, "Build and test"), without
+# the API reference (`make api-pdf`). It reads the executed chapters from _build/.jupyter_cache, as
+# `make book` does; scripts/pdf_book.py writes its configuration and table of contents and adds
 # the extension that prints sliders as still frames and result tables as tables.
 # (MAKEFLAGS is cleared for the make that Jupyter Book runs in _build/latex: under `make -j` it
 # would inherit a jobserver whose pipes Python closed, and warn.)
+LATEX_ENV := MAKEFLAGS= LATEXOPTS="-interaction=nonstopmode -halt-on-error"
 pdf: setup $(TEX)
-	$(PY) scripts/pdf_book.py _build/pdf_config.yml
-	MAKEFLAGS= LATEXOPTS="-interaction=nonstopmode -halt-on-error" \
-	  $(JB) build . --builder pdflatex --config _build/pdf_config.yml --all -W -n --keep-going
+	$(PY) scripts/pdf_book.py _build/pdf_config.yml _build/pdf_toc.yml
+	$(LATEX_ENV) $(JB) build . --builder pdflatex --config _build/pdf_config.yml --toc _build/pdf_toc.yml \
+	  --all -W -n --keep-going
+
+# The API reference of setfuncs as a PDF of its own, _build/api/_build/latex/setfuncs-api.pdf.
+api-pdf: setup $(TEX)
+	$(PY) scripts/pdf_book.py --api _build/api
+	$(LATEX_ENV) $(JB) build . --builder pdflatex --config _build/api/_config.yml --toc _build/api/_toc.yml \
+	  --path-output _build/api --all -W -n --keep-going
 
 # The PDF, then its test (`make test` runs both beside the browser test).
 pdf-checked: pdf
@@ -138,9 +146,14 @@ bench: setup
 clean:
 	rm -rf _build .venv node_modules $(EXECUTED)
 
-# The student edition (README, "Teaching with this book"): every {solution} removed from the pages,
-# _sources/ and the .ipynb downloads, no launch buttons, into _build/student/_build/html. It reads
-# the executed chapters from the book's _build/.jupyter_cache: after `make book` nothing runs again.
-.PHONY: student
+# The student edition (README, "Teaching with this book"): every {solution} and every self-check
+# answer removed from the pages, _sources/ and the .ipynb downloads, no launch buttons, into
+# _build/student/_build/html. It reads the executed chapters from the book's _build/.jupyter_cache:
+# after `make book` nothing runs again. `make student-pdf`: the same as a PDF, without the API
+# reference, _build/student-pdf/_build/latex/deep-sets-book-student.pdf.
+.PHONY: student student-pdf api-pdf
 student: setup
 	$(PY) scripts/student_edition.py --out _build/student
+
+student-pdf: setup $(TEX)
+	$(LATEX_ENV) $(PY) scripts/student_edition.py --out _build/student-pdf --pdf

@@ -3,9 +3,13 @@
 ``hide_solutions`` (sphinx-exercise) only leaves solutions off the pages; the ``_sources/`` files,
 the ``.ipynb`` downloads and the notebooks behind the launch buttons still hold them. This script
 copies the book's sources (``book/``, ``_config.yml``, a table of contents) into
-``OUT/src``, removes every ``{solution}`` block from the notebooks' Markdown cells and from the
-Markdown pages, and builds that copy with ``jupyter-book build`` into ``OUT/_build/html``: pages,
-``_sources`` and downloads all come from the stripped copy.
+``OUT/src``, removes every ``{solution}`` block and every answers admonition of the self-check
+questions (a directive whose ``:class:`` holds ``self-check-answers``) from the notebooks' Markdown
+cells and from the Markdown pages, rewrites the introduction's words on launch buttons and folded
+solutions for students (:data:`STUDENT_INTRO`), and builds that copy with ``jupyter-book build``
+into ``OUT/_build/html``: pages, ``_sources`` and downloads all come from the stripped copy.
+``--pdf`` builds the same copy as a PDF instead (``make student-pdf``: XeLaTeX, as ``make pdf``,
+into ``OUT/_build/latex/deep-sets-book-student.pdf``), without the API reference, as the book's PDF.
 
 * **Outputs from the book's cache.** jupyter-cache hashes a notebook by its code cells only, and
   stripping touches Markdown cells only, so the student edition reads the executed chapters from
@@ -14,9 +18,11 @@ Markdown pages, and builds that copy with ``jupyter-book build`` into ``OUT/_bui
 * **No launch buttons, no repository button.** They open the repository's notebooks, which hold
   the solutions; the student edition has neither (download the ``.ipynb`` instead).
 * **Checked.** After the build every page, ``_sources`` file and the search index is scanned for
-  what a solution leaves behind; any find fails the build and names the files.
+  what a solution or a self-check answer leaves behind (the LaTeX source, for ``--pdf``); any
+  find fails the build and names the files.
 
-Usage: ``python scripts/student_edition.py [--out _build/student] [--toc _toc.yml] [--no-execute]``.
+Usage: ``python scripts/student_edition.py [--out _build/student] [--toc _toc.yml] [--no-execute]
+[--pdf]``.
 A table of contents other than the book's own builds without ``-W -n``: its pages may refer to
 pages it leaves out.
 """
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -37,33 +44,88 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 #: The executed chapters of the normal build (``execute.cache`` is unset in ``_config.yml``).
 BOOK_CACHE = ROOT / "_build" / ".jupyter_cache"
-#: A solution directive opens a fence of 3+ backticks, tildes or colons (MyST ``colon_fence``).
-SOLUTION_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,}|:{3,})\{solution\}")
-#: What a solution leaves in a source file when it was not removed (incl. the gated syntax).
-SOLUTION_SOURCE = re.compile(r"\{solution(-start|-end)?\}|\.\. solution(-start|-end)?::")
-#: What a rendered solution leaves in HTML: its admonition and its title in the search index.
-SOLUTION_HTML = re.compile(r'class="solution[ "]|Solution to Exercise')
-FOOTER_NOTE = "Student edition: the exercises' solutions are left out."
+#: A directive opens a fence of 3+ backticks, tildes or colons (MyST ``colon_fence``).
+DIRECTIVE_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
+#: The student PDF's name (``.tex`` and ``.pdf``).
+PDF_NAME = "deep-sets-book-student"
+#: The class that marks the answers to a chapter's self-check questions (the book's convention).
+ANSWERS_CLASS = "self-check-answers"
+#: A directive option in ``:name: value`` form, the first lines of a directive.
+OPTION_LINE = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?P<value>.*)$")
+#: What a solution or an answers block leaves in a source file when it was not removed (incl. the
+#: gated syntax).
+SOLUTION_SOURCE = re.compile(r"\{solution(-start|-end)?\}|\.\. solution(-start|-end)?::|"
+                             + re.escape(ANSWERS_CLASS))
+#: What a rendered solution or answers block leaves in HTML and in the LaTeX source: its
+#: admonition's class, its title (also in the search index).
+SOLUTION_HTML = re.compile(r'class="solution[ "]|Solution to Exercise|' + re.escape(ANSWERS_CLASS)
+                           + r'|Answers to .Check yourself')
+SOLUTION_LATEX = re.compile(r"Solution to|sphinxclass\w*\{solution|" + re.escape(ANSWERS_CLASS)
+                            + r"|Answers to .Check yourself")
+FOOTER_NOTE = ("Student edition: the exercises' solutions and the answers to the self-check questions "
+               "are left out.")
+#: The introduction's words for the teacher's edition, each with what students read instead: the
+#: student edition has no launch buttons and no solutions. Each pattern must match
+#: ``book/intro.md`` once (:func:`student_intro`), so a change to those words fails the build
+#: until this list follows it.
+STUDENT_INTRO: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^- \*\*Run a chapter\.\*\*.*?(?=^- \*\*|^[ \t]*$)", re.MULTILINE | re.DOTALL),
+     "- **Run a chapter.** Download its notebook (the download button at the top of its page,\n"
+     "  `.ipynb`) and open it in JupyterLab, or upload it to Colab: its first cell installs\n"
+     "  `setfuncs`, the book's package. Every chapter runs on a CPU; its first lines say how long.\n"),
+    (re.compile(r"the solutions are folded away until you open them\."),
+     "this student edition leaves their solutions and the answers to the self-check questions out."),
+]
+#: Words the student introduction must not say (they describe the teacher's edition).
+TEACHER_WORDS = re.compile(r"launch button|folded away|solutions are folded", re.IGNORECASE)
 
 
 class SolutionError(ValueError):
     """A solution that this script cannot remove, or one that survived the build."""
 
 
-def strip_solutions(text: str, source: str) -> str:
-    """``text`` (MyST Markdown) without its ``{solution}`` blocks; ``source`` names it in errors.
+def _removed(name: str, options: list[str]) -> bool:
+    """Whether a directive goes: a ``{solution}``, or one whose class holds :data:`ANSWERS_CLASS`."""
+    if name == "solution":
+        return True
+    for line in options:
+        option = OPTION_LINE.match(line) or re.match(r"^[ \t]*(?P<key>[\w-]+):(?P<value>.*)$", line)
+        if option and option["key"] == "class" and ANSWERS_CLASS in option["value"].split():
+            return True
+    return False
 
-    A block runs from its opening fence to the first line that is only a fence of the same
-    character and at least the same length (CommonMark's rule), so code fences nested inside a
-    four-backtick solution stay inside it; a fence that never closes runs to the end of ``text``
-    (a notebook cell or a page), as MyST renders it. One blank line after a removed block goes too.
+
+def _options(lines: list[str], start: int) -> list[str]:
+    """The option lines of the directive that opens at ``lines[start - 1]``: ``:key: value`` lines,
+    or a YAML block between two ``---`` lines."""
+    if start < len(lines) and lines[start].strip() == "---":
+        end = next((j for j in range(start + 1, len(lines)) if lines[j].strip() == "---"), len(lines))
+        return lines[start + 1:end]
+    options = []
+    for line in lines[start:]:
+        if not OPTION_LINE.match(line) or re.match(r"^[ \t]*:{3,}", line):
+            break
+        options.append(line)
+    return options
+
+
+def strip_solutions(text: str, source: str) -> str:
+    """``text`` (MyST Markdown) without its ``{solution}`` blocks and self-check answers.
+
+    A self-check answers block is any directive whose ``:class:`` holds ``self-check-answers``
+    (``:::{admonition} Answers to "Check yourself"`` / ``:class: dropdown self-check-answers``).
+    ``source`` names ``text`` in errors. A block runs from its opening fence to the first line
+    that is only a fence of the same character and at least the same length (CommonMark's rule),
+    so code fences nested inside a four-backtick solution stay inside it; a fence that never
+    closes runs to the end of ``text`` (a notebook cell or a page), as MyST renders it. One blank
+    line after a removed block goes too.
     """
     lines = text.splitlines(keepends=True)
     kept: list[str] = []
     index = 0
     while index < len(lines):
-        opening = SOLUTION_OPEN.match(lines[index])
-        if opening is None:
+        opening = DIRECTIVE_OPEN.match(lines[index])
+        if opening is None or not _removed(opening["name"], _options(lines, index + 1)):
             kept.append(lines[index])
             index += 1
             continue
@@ -76,10 +138,30 @@ def strip_solutions(text: str, source: str) -> str:
     left = SOLUTION_SOURCE.search(stripped)
     if left:
         raise SolutionError(f"{source}: {left.group()} cannot be removed by scripts/student_edition.py; "
-                            "write each solution as one fenced block, ```{solution} label ... ```")
+                            "write each solution as one fenced block, ```{solution} label ... ```, and "
+                            f"each self-check answer as one fenced admonition with :class: ... {ANSWERS_CLASS}")
     if stripped == text:
         return text
     return stripped.rstrip() + ("\n" if text.endswith("\n") else "")
+
+
+def student_intro(text: str, source: str = "book/intro.md") -> str:
+    """The introduction ``text`` with :data:`STUDENT_INTRO`'s words for students.
+
+    Raises:
+        SolutionError: If a pattern does not match exactly once, or the result still speaks of
+            launch buttons or folded solutions.
+    """
+    for pattern, replacement in STUDENT_INTRO:
+        text, count = pattern.subn(lambda _: replacement, text)
+        if count != 1:
+            raise SolutionError(f"{source}: {pattern.pattern!r} matched {count} times, not once; "
+                                "update STUDENT_INTRO in scripts/student_edition.py to the introduction's words")
+    left = TEACHER_WORDS.search(text)
+    if left:
+        raise SolutionError(f"{source}: the student edition's introduction still says {left.group()!r}; "
+                            "add its sentence to STUDENT_INTRO in scripts/student_edition.py")
+    return text
 
 
 def strip_notebook(notebook: nbformat.NotebookNode, source: str) -> nbformat.NotebookNode:
@@ -117,8 +199,17 @@ def student_config(config: dict, cache: Path, execute: bool) -> dict:
     return config
 
 
-def write_sources(src: Path, toc: Path, execute: bool) -> None:
-    """The stripped copy of the book in ``src``: ``book/``, ``_config.yml`` and ``toc``."""
+def _pdf_book():
+    """``scripts/pdf_book.py``, the PDF's configuration and Sphinx extension, as a module."""
+    spec = importlib.util.spec_from_file_location("pdf_book", Path(__file__).with_name("pdf_book.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write_sources(src: Path, toc: Path, execute: bool, pdf: bool = False) -> None:
+    """The stripped copy of the book in ``src``: ``book/``, ``_config.yml`` and ``toc``; for the
+    PDF (``pdf``), with the PDF book's extension and without the API reference."""
     shutil.copytree(ROOT / "book", src / "book",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "_build"))
     for path in sorted((src / "book").rglob("*.ipynb")):
@@ -127,21 +218,33 @@ def write_sources(src: Path, toc: Path, execute: bool) -> None:
     for path in sorted((src / "book").rglob("*.md")):
         name = path.relative_to(src).as_posix()
         path.write_text(strip_solutions(path.read_text(encoding="utf-8"), name), encoding="utf-8")
-    shutil.copyfile(toc, src / "_toc.yml")
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    (src / "_config.yml").write_text(
-        yaml.safe_dump(student_config(config, BOOK_CACHE, execute), sort_keys=False, allow_unicode=True),
-        encoding="utf-8")
+    intro = src / "book" / "intro.md"
+    if intro.exists():
+        intro.write_text(student_intro(intro.read_text(encoding="utf-8")), encoding="utf-8")
+    config = student_config(yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")),
+                            BOOK_CACHE, execute)
+    table_of_contents = yaml.safe_load(toc.read_text(encoding="utf-8"))
+    if pdf:
+        pdf_book = _pdf_book()
+        config = pdf_book.pdf_config(config, target=f"{PDF_NAME}.tex")
+        table_of_contents = pdf_book.pdf_toc(table_of_contents)
+    (src / "_toc.yml").write_text(yaml.safe_dump(table_of_contents, sort_keys=False, allow_unicode=True),
+                                  encoding="utf-8")
+    (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True),
+                                     encoding="utf-8")
 
 
 def check_no_solutions(html: Path) -> None:
-    """Fail, naming the files, when anything under ``html`` still shows a solution."""
+    """Fail, naming the files, when anything under ``html`` (a build's output folder: HTML or
+    LaTeX) still shows a solution or a self-check answer."""
     found = []
     for path in sorted(html.rglob("*")):
         if path.suffix in {".ipynb", ".md", ".txt"}:
             pattern = SOLUTION_SOURCE
         elif path.suffix == ".html" or path.name == "searchindex.js":
             pattern = SOLUTION_HTML
+        elif path.suffix == ".tex":
+            pattern = SOLUTION_LATEX
         else:
             continue
         if pattern.search(path.read_text(encoding="utf-8", errors="replace")):
@@ -151,8 +254,13 @@ def check_no_solutions(html: Path) -> None:
                             + "; see how they are written in book/ and extend scripts/student_edition.py")
 
 
-def build(out: Path, toc: Path = ROOT / "_toc.yml", execute: bool = True) -> Path:
-    """Write the stripped sources to ``out/src``, build them, check the result; the HTML folder."""
+def build(out: Path, toc: Path = ROOT / "_toc.yml", execute: bool = True, pdf: bool = False,
+          builder: str = "pdflatex") -> Path:
+    """Write the stripped sources to ``out/src``, build them, check the result; the HTML folder.
+
+    With ``pdf``, build the PDF (``builder``: ``pdflatex``, XeLaTeX as ``make pdf``; ``latex``
+    writes only the LaTeX source) and return the LaTeX folder, ``out/_build/latex``.
+    """
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     if not jupyter_book.exists():
         raise FileNotFoundError(f"{jupyter_book} is missing: run `make setup` (or "
@@ -163,13 +271,15 @@ def build(out: Path, toc: Path = ROOT / "_toc.yml", execute: bool = True) -> Pat
                          "first; give it a folder of its own, such as _build/student")
     shutil.rmtree(out, ignore_errors=True)
     src = out / "src"
-    write_sources(src, toc, execute)
+    write_sources(src, toc, execute, pdf)
     strict = ["-W", "-n"] if toc.resolve() == (ROOT / "_toc.yml").resolve() else []
-    subprocess.run([str(jupyter_book), "build", str(src), "--path-output", str(out), "--all",
-                    *strict, "--keep-going"], check=True)
-    html = out / "_build" / "html"
-    check_no_solutions(html)
-    return html
+    command = [str(jupyter_book), "build", str(src), "--path-output", str(out), "--all", *strict, "--keep-going"]
+    if pdf:
+        command[2:2] = ["--builder", builder]
+    subprocess.run(command, check=True)
+    output = out / "_build" / ("latex" if pdf else "html")
+    check_no_solutions(output)
+    return output
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -181,9 +291,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="table of contents to build (default: the whole book)")
     parser.add_argument("--no-execute", action="store_true",
                         help="render notebooks without outputs instead of reading the cache")
+    parser.add_argument("--pdf", action="store_true",
+                        help=f"build the PDF ({PDF_NAME}.pdf in OUT/_build/latex) instead of the HTML")
     args = parser.parse_args(argv)
-    html = build(args.out.resolve(), args.toc.resolve(), execute=not args.no_execute)
-    print(f"student edition, without solutions: {html / 'index.html'}")
+    output = build(args.out.resolve(), args.toc.resolve(), execute=not args.no_execute, pdf=args.pdf)
+    if args.pdf:
+        print(f"student edition, without solutions or self-check answers: {output / f'{PDF_NAME}.pdf'}")
+    else:
+        print(f"student edition, without solutions or self-check answers: {output / 'index.html'}")
 
 
 if __name__ == "__main__":

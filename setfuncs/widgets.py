@@ -14,7 +14,10 @@ a :func:`ipywidgets.jsdlink` copies the slider's position into a probe whose Pyt
 out different, so the browser's first copy reaches Python, and fires the probe's observer, only
 when a frontend is connected to the kernel. That observer swaps the slider and the frames for a
 continuous slider and one image that Python redraws. A build (nbclient, nbmake) has a kernel but
-no browser, so the saved widget state, and with it the static book, keeps the frames.
+no browser, so the saved widget state, and with it the static book, keeps the frames. The live
+slider runs the way the static one does (where the frames go from large to small values, so does
+it), and every value it draws is rounded to the three significant digits its readout shows, so a
+figure's title reads 0.525, not 0.524807 (:func:`significant`).
 
 Where no widget can show, in the PDF book, the box displays as a still frame instead: the figure
 at the values the sliders start at, with a caption that says which values those are
@@ -42,7 +45,7 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-__all__ = ["LiveRange", "SliderBox", "figure_png", "slider_figure", "slider_grid"]
+__all__ = ["LiveRange", "SliderBox", "figure_png", "significant", "slider_figure", "slider_grid"]
 
 #: Resolution of the precomputed frames: small, so pages with many frames stay light.
 DEFAULT_DPI = 80
@@ -50,6 +53,13 @@ DEFAULT_DPI = 80
 STILL_DPI = 150
 #: Width of every slider: the full width on a phone, at most 32rem elsewhere.
 SLIDER_WIDTH = "min(100%, 32rem)"
+#: Significant digits of a live slider's values: what its readout shows and what it draws.
+LIVE_DIGITS = 3
+
+
+def significant(value: float, digits: int = LIVE_DIGITS) -> float:
+    """``value`` rounded to ``digits`` significant digits (0.524807 -> 0.525, 52.4807 -> 52.5)."""
+    return float(f"{value:.{digits}g}")
 
 
 @dataclass(frozen=True)
@@ -76,9 +86,23 @@ class LiveRange:
         if self.steps < 1:
             raise ValueError(f"LiveRange needs at least one step, got {self.steps}")
 
+    def grid(self, include: Sequence[float] = ()) -> list[float]:
+        """The slider's values from ``low`` to ``high``, each :func:`significant`, with ``include``.
+
+        ``steps`` equal steps (of the logarithm, for a logarithmic range), rounded, without
+        repeats; the values in ``include`` (a static slider's frames) are added as they are.
+        """
+        if self.log:
+            low, high = math.log10(self.low), math.log10(self.high)
+            points = [10 ** (low + (high - low) * k / self.steps) for k in range(self.steps + 1)]
+        else:
+            points = [self.low + (self.high - self.low) * k / self.steps for k in range(self.steps + 1)]
+        rounded = {min(max(significant(point), self.low), self.high) for point in points}
+        return sorted(rounded | {float(value) for value in include})
+
     def slider(self, label: str, value: float) -> widgets.FloatSlider | widgets.FloatLogSlider:
-        """A slider over this range that starts at ``value``."""
-        common = dict(value=value, description=label, readout_format=".3g",
+        """A slider over this range that starts at ``value``, from ``low`` (left) to ``high``."""
+        common = dict(value=value, description=label, readout_format=f".{LIVE_DIGITS}g",
                       continuous_update=True, style={"description_width": "initial"},
                       layout=widgets.Layout(width=SLIDER_WIDTH))
         if self.log:  # FloatLogSlider's min, max and step are base-10 exponents
@@ -87,6 +111,23 @@ class LiveRange:
                                           **common)
         return widgets.FloatSlider(min=self.low, max=self.high,
                                    step=(self.high - self.low) / self.steps, **common)
+
+    def descending_slider(self, label: str, value: float, include: Sequence[float],
+                          fmt: Callable[[Any], str] = str) -> widgets.SelectionSlider:
+        """A slider over :meth:`grid` that runs from ``high`` (left) to ``low``, at ``value``.
+
+        ipywidgets' numeric sliders only grow to the right; a static slider whose frames go from
+        large to small values (``[100, 30, 10, ...]``) gets this one, with the same ``fmt``.
+        """
+        options: dict[str, float] = {}
+        for point in reversed(self.grid(include)):
+            options.setdefault(fmt(point), point)
+        slider = widgets.SelectionSlider(options=list(options.items()), description=label,
+                                         continuous_update=True,
+                                         style={"description_width": "initial"},
+                                         layout=widgets.Layout(width=SLIDER_WIDTH))
+        slider.value = min(options.values(), key=lambda point: abs(point - value))
+        return slider
 
 
 def figure_png(fig: Figure, dpi: int = DEFAULT_DPI) -> bytes:
@@ -218,17 +259,19 @@ def slider_figure(draw: Callable[[Any], Figure], values: Sequence[Any], label: s
         raise ValueError(f"every value must lie in [{live.low}, {live.high}], got {list(values)}")
     box = slider_grid(draw, {label: values}, fmt=fmt, dpi=dpi)
     if live is not None:
-        _go_live_in_a_kernel(box, draw, values, label, dpi, live)
+        _go_live_in_a_kernel(box, draw, values, label, fmt, dpi, live)
     return box
 
 
 def _go_live_in_a_kernel(box: widgets.VBox, draw: Callable[[Any], Figure], values: Sequence[Any],
-                         label: str, dpi: int, live: LiveRange) -> None:
+                         label: str, fmt: Callable[[Any], str], dpi: int, live: LiveRange) -> None:
     """Swap ``box``'s slider and frames for ``live``'s slider and a redrawn image, in a kernel only.
 
     The probe starts at -1 in Python; the browser's jsdlink sets it to the slider's index (0 or
     more) as soon as the browser creates the link, and that change reaches Python only when a
-    frontend is attached to this kernel.
+    frontend is attached to this kernel. The live slider runs the static one's way: a numeric
+    slider (low on the left) where the frames' values grow, :meth:`LiveRange.descending_slider`
+    where they shrink. Each value is drawn :func:`significant`.
     """
     slider, stack = box.children
     probe = widgets.IntText(value=-1)
@@ -240,9 +283,12 @@ def _go_live_in_a_kernel(box: widgets.VBox, draw: Callable[[Any], Figure], value
         image = widgets.Image(value=stack.children[position].value, format="png")
 
         def redraw(moved: dict[str, Any]) -> None:
-            image.value = figure_png(draw(moved["new"]), dpi=dpi)
+            image.value = figure_png(draw(significant(moved["new"])), dpi=dpi)
 
-        continuous = live.slider(label, values[position])
+        if len(values) > 1 and values[0] > values[-1]:
+            continuous = live.descending_slider(label, values[position], values, fmt)
+        else:
+            continuous = live.slider(label, values[position])
         continuous.observe(redraw, names="value")
         box.children = (continuous, image)
 

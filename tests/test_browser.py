@@ -4,8 +4,8 @@ Serves ``_build/html`` (or the folder ``BOOK_HTML`` names) on 127.0.0.1 and driv
 chromium with Playwright (Playwright never downloads a browser here): every page loads cleanly and
 offline, sliders switch frames without a kernel, and result tables and figures fit the page on a
 desktop and on a phone. A JupyterLab from the project's environment runs a copy of the logsumexp
-chapter: no cell fails, its exercises render, and its slider draws values between the precomputed
-ones. ``make test`` builds the book first and sets ``BOOK_BROWSER_TEST_REQUIRED``, as does CI
+chapter: no cell fails, its exercises render numbered by chapter (Exercise 4.1), and its slider
+draws values between the precomputed ones, running the way the static one does. ``make test`` builds the book first and sets ``BOOK_BROWSER_TEST_REQUIRED``, as does CI
 (``CI``): then a missing build or a missing chromium is a failure. Run on its own, a test that
 lacks either skips.
 """
@@ -13,6 +13,7 @@ lacks either skips.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
 import re
@@ -206,6 +207,11 @@ EXERCISES = """() => {
     return {exercises: document.querySelectorAll(".jp-MarkdownCell aside.myst-exercise").length,
             raw: rendered.some(element => element.textContent.includes("{exercise}"))};
 }"""
+#: The beginning of each exercise block's text, where its title and number stand.
+EXERCISE_TITLES = """() => Array.from(document.querySelectorAll(".jp-MarkdownCell aside.myst-exercise"))
+    .map(element => element.textContent.trim().slice(0, 40))"""
+#: The text of the first Markdown cell as rendered (the chapter's JupyterLab fallback cell).
+FIRST_CELL = """() => document.querySelector(".jp-MarkdownCell .myst").textContent"""
 #: The live slider's figure: the src of the notebook's one widget image.
 IMAGE_SRC = "() => document.querySelector('.jp-Notebook .widget-image').src"
 
@@ -217,8 +223,24 @@ def exercise_count(notebook: Path) -> int:
                for cell in cells if cell["cell_type"] == "markdown")
 
 
+def numbered_copy(notebook: Path, folder: Path) -> Path:
+    """A copy of ``notebook`` with its JupyterLab numbering cell (``scripts/lab_numbering.py``), as
+    the committed chapters carry it."""
+    spec = importlib.util.spec_from_file_location("lab_numbering", ROOT / "scripts" / "lab_numbering.py")
+    lab_numbering = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lab_numbering)
+    number = lab_numbering.chapter_numbers()[notebook]
+    copy = folder / notebook.name
+    folder.mkdir(parents=True, exist_ok=True)
+    copy.write_text(json.dumps(lab_numbering.with_numbering(json.loads(notebook.read_text()), number),
+                               indent=1, ensure_ascii=False) + "\n")
+    return copy
+
+
 def test_chapter_runs_in_jupyterlab(browser: Browser, tmp_path: Path) -> None:
-    with jupyterlab([LAB_CHAPTER], tmp_path) as lab:
+    chapter = numbered_copy(LAB_CHAPTER, tmp_path / "chapter")
+    (tmp_path / "lab").mkdir()
+    with jupyterlab([chapter], tmp_path / "lab") as lab:
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         log = PageLog(page)
         page.goto(lab.tree_url(LAB_CHAPTER.name))
@@ -228,28 +250,34 @@ def test_chapter_runs_in_jupyterlab(browser: Browser, tmp_path: Path) -> None:
         assert page.evaluate(ERRORS) == [], "cells failed"
         rendered = page.evaluate(EXERCISES)
         assert rendered == {"exercises": exercise_count(LAB_CHAPTER), "raw": False}
+        # Numbered by chapter, as in the HTML book and the PDF; the fallback cell reads as text.
+        titles = page.evaluate(EXERCISE_TITLES)
+        assert titles and all(re.match(r"Exercise 4\.\d+\b", title) for title in titles), titles
+        first = page.evaluate(FIRST_CELL)
+        assert "Reading this chapter in JupyterLab" in first and "enumerator" not in first, first
 
         # With a kernel and a browser, the slider over the stack of precomputed frames has
-        # become a continuous one beside a single image, which Python draws for any value.
+        # become a live one beside a single image, which Python draws for any value. It runs
+        # the static slider's way: 100 on the left, smaller to the right.
         page.locator(".jp-Notebook .widget-vbox > .widget-image").wait_for(timeout=30_000)
         readout = page.locator(".jp-Notebook .widget-readout")
         handle = page.locator(".jp-Notebook .widget-slider .noUi-handle").first
         handle.scroll_into_view_if_needed()
+        start = readout.text_content()
         before = visible_frame(page)
         handle.focus()
-        page.keyboard.press("ArrowLeft")  # from 100 down one step; the next frame is 30
+        page.keyboard.press("ArrowRight")  # from 100 one step to the right; the next frame is 30
         page.wait_for_function(f"() => ({IMAGE_SRC})() !== {json.dumps(before[0])}",
                                timeout=30_000)
-        moved = float(readout.text_content())
+        moved = readout.text_content()
         after = visible_frame(page)
-        readout.click()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.type("5")  # between the frames for 10 and 3
-        page.keyboard.press("Enter")
+        for _ in range(3):
+            page.keyboard.press("ArrowLeft")  # back, and past the left end: stays at 100
         page.wait_for_function(f"() => ({IMAGE_SRC})() !== {json.dumps(after[0])}",
                                timeout=30_000)
-        typed = float(readout.text_content())
+        back = readout.text_content()
         page.close()
-    assert 30 < moved < 100 and after[1] != before[1], f"the slider moved to {moved}"
-    assert abs(typed - 5) < 0.05, f"typing 5 set {typed}"  # the nearest step of the log scale
+    assert start == "100" and back == "100", f"the live slider starts at {start}, ends left at {back}"
+    assert 30 < float(moved) < 100 and after[1] != before[1], f"the slider moved to {moved}"
+    assert len(moved.replace(".", "").strip("0")) <= 3, f"readout {moved}: three significant digits"
     assert not log.foreign, f"requests left 127.0.0.1: {log.foreign}"

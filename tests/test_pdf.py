@@ -1,5 +1,7 @@
-"""The PDF book that ``make pdf`` builds: every chapter and page of ``_toc.yml`` is in it, sliders
-print as still frames with their captions, and result tables as tables.
+"""The PDF book that ``make pdf`` builds: every chapter and page of ``_toc.yml`` but the API
+reference (a PDF of its own, ``make api-pdf``) is in it, sliders print as still frames with their
+captions, result tables as tables whose signed numbers never break, exercises are numbered as in
+the HTML book ("Exercise 4.1"), and the README states its page count.
 
 The tests read ``_build/latex/deep-sets-book.pdf`` (``BOOK_PDF=<file>`` points them at another)
 and skip when there is none; with ``BOOK_PDF_TEST_REQUIRED=1`` a missing PDF fails instead.
@@ -21,12 +23,15 @@ PDF = Path(os.environ.get("BOOK_PDF", ROOT / "_build" / "latex" / "deep-sets-boo
 REQUIRED = os.environ.get("BOOK_PDF_TEST_REQUIRED") == "1"
 #: The text a slider or an HTML table would print as without scripts/pdf_book.py.
 STAND_INS = ("VBox(children=", "<IPython.core.display.HTML object>")
+#: Pages of ``_toc.yml`` the PDF leaves out (``scripts/pdf_book.py``'s LEFT_OUT).
+LEFT_OUT = ("book/api",)
 
 
 def toc_sources() -> list[Path]:
     """The root page, then every chapter and page of ``_toc.yml``, as source files."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    names = [toc["root"]] + [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    names = [toc["root"]] + [entry["file"] for part in toc["parts"] for entry in part["chapters"]
+                             if entry["file"] not in LEFT_OUT]
     return [next(path for path in (ROOT / f"{name}.ipynb", ROOT / f"{name}.md") if path.exists())
             for name in names]
 
@@ -98,3 +103,38 @@ def test_sliders_print_as_still_frames_with_captions(text: str) -> None:
 
 def test_no_output_prints_as_its_python_stand_in(text: str) -> None:
     assert not [stand_in for stand_in in STAND_INS if squeezed(stand_in) in text]
+
+
+def test_the_api_reference_is_left_out(pdf: pypdf.PdfReader, text: str) -> None:
+    bookmarks = {" ".join(title.split()) for title in outline_titles(pdf.outline)}
+    api = title_of(ROOT / "book" / "api.md")
+    assert api not in bookmarks and squeezed(api) not in text
+    assert not re.search(r"classsetfuncs\.\w+\.\w+\(", text), "an autodoc class signature is in the PDF"
+
+
+def test_exercises_are_numbered_by_chapter_as_in_the_html_book(text: str) -> None:
+    assert re.search(r"Exercise\d+\.\d+\(", text), "no exercise title like 'Exercise 4.1 (...'"
+    assert not re.findall(r"Exercise\d+\.\d+\.\d+", text)
+
+
+def test_signed_numbers_in_tables_are_unbreakable(pdf: pypdf.PdfReader) -> None:
+    tex = PDF.with_suffix(".tex")
+    if not tex.is_file():
+        pytest.fail(f"no LaTeX source next to the PDF: {tex}")
+    source = tex.read_text(encoding="utf-8")
+    tables = re.findall(r"\\begin\{(tabulary|longtable|tabular)\}(.*?)\\end\{\1\}", source, flags=re.DOTALL)
+    assert tables, "no table in the PDF"
+    mbox = re.compile(r"\\mbox\{(?:[^{}]|\{[^{}]*\})*\}")
+    broken = [found for _, body in tables
+              for found in re.findall(r".{0,30}(?:−|\\sphinxhyphen\{\})\d.{0,10}", mbox.sub("", body))]
+    assert not broken, f"signed numbers LaTeX may break after the minus: {broken[:5]}"
+    assert "\\mbox{" in source
+
+
+def test_the_readme_states_the_page_count(pdf: pypdf.PdfReader) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stated = re.search(r"deep-sets-book\.pdf`\s*\((\d+)\s+pages", readme)
+    assert stated, "the README no longer says how many pages the PDF has"
+    pages, measured = int(stated.group(1)), len(pdf.pages)
+    assert abs(pages - measured) <= 0.1 * measured, (
+        f"the README says {pages} pages, the PDF has {measured}: update README.md, 'Build and test'")
