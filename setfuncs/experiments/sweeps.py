@@ -10,6 +10,7 @@ sweeps pass :func:`configuration_tasks`, the point-cloud and attention sweeps bu
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -21,11 +22,11 @@ from setfuncs.model import DeepSet, init_head
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
-from .protocol import Checkpoints, checkpoint_arguments, seeded_training
+from .protocol import Checkpoints, checkpoint_arguments, record_outcome, seeded_training
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "TrainingBudget",
            "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
-           "make_deep_set", "train_configuration", "train_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "data_tasks", "configuration_tasks"]
+           "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "data_tasks", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -206,6 +207,35 @@ def train_configuration_ensemble(setting: str, equivariant: str, final: str, see
                         desc=f"{spec_of(setting, equivariant, final)} seeds {seeds[0]}..{seeds[-1]}", device=device,
                         **recording)
     return list(zip(models, logs))
+
+
+def run_record(setting: str, equivariant: str, final: str, seed: int) -> dict:
+    """What names a run in its record: ``spec, setting, equivariant, final, seed``."""
+    return {"spec": spec_of(setting, equivariant, final), "setting": setting, "equivariant": equivariant,
+            "final": final, "seed": seed}
+
+
+def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
+                               train: Callable[[list[int]], list[tuple[DeepSet, TrainingLog | FloatingPointError]]],
+                               evaluate: Callable[[DeepSet], dict],
+                               checkpoints: Sequence[Checkpoints] | None = None) -> list[dict]:
+    """An experiment's ``run_many``: the runs of ``tasks`` (``run_one``'s arguments ``(setting,
+    equivariant, final, seed, budget, progress, device)``, equal but for the seed) trained as one
+    ensemble by ``train(seeds)`` and recorded one by one
+    (:func:`~setfuncs.experiments.protocol.record_outcome` with ``evaluate`` and each seed's
+    ``checkpoints``). ``train_seconds`` of each record is the ensemble's training time divided by its
+    size; ``ensemble`` gives the size and the whole time."""
+    setting, equivariant, final, _, budget, progress, device = tasks[0]
+    seeds = [args[3] for args in tasks]
+    if any(args[:3] != (setting, equivariant, final) or args[4:] != (budget, progress, device) for args in tasks):
+        raise ValueError("run_ensemble: every task must be the same configuration, budget and device")
+    start = time.perf_counter()
+    trained = train(seeds)
+    seconds = time.perf_counter() - start
+    ensemble = {"size": len(seeds), "train_seconds": seconds}
+    return [record_outcome({**run_record(setting, equivariant, final, seed), "ensemble": ensemble}, schema, outcome,
+                           seconds / len(seeds), evaluate, None if checkpoints is None else checkpoints[i])
+            for i, (seed, outcome) in enumerate(zip(seeds, trained))]
 
 
 def positive_int(name: str, value: object) -> int:

@@ -38,7 +38,6 @@ one per population size in ``budget.test_population_sizes`` (the models are trai
 from __future__ import annotations
 
 import os
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -52,11 +51,12 @@ from setfuncs.steps import TrainingLog
 
 from ..collapse import COLLAPSE_RATIO, collapse_record
 from ..engine import Engine
-from ..protocol import Checkpoints, check_budget, checkpoint_steps, record_outcome, run_experiment, run_protocol
+from ..protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol
 from ..provenance import sweep_provenance
 from ..schema import RunSchema
-from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set, spec_of,
-                      train_configuration, train_configuration_ensemble)
+from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set,
+                      run_configuration_ensemble, run_record, train_configuration,
+                      train_configuration_ensemble)
 from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mean, test_set
 from .stream import ensemble_stream, stacked_sampler
 
@@ -192,35 +192,24 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
     then None).
     """
     checkpoints = test_checkpoints(budget)
-    return run_protocol(_record(setting, equivariant, final, seed), RUN_SCHEMA,
+    return run_protocol(run_record(setting, equivariant, final, seed), RUN_SCHEMA,
                         lambda: train_model(setting, equivariant, final, seed, budget, progress, device, checkpoints),
                         lambda model: evaluate_run(model, budget), checkpoints)
 
 
-def _record(setting: str, equivariant: str, final: str, seed: int) -> dict:
-    return {"spec": spec_of(setting, equivariant, final), "setting": setting, "equivariant": equivariant,
-            "final": final, "seed": seed}
-
-
 def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     """:func:`run_one` for several seeds of one configuration, trained as one ensemble
-    (:func:`train_ensemble`); ``tasks`` are :func:`run_one`'s argument tuples, equal but for the seed.
-    ``train_seconds`` of each record is the ensemble's training time divided by its size, and
-    ``ensemble`` gives the size and the whole time."""
+    (:func:`train_ensemble`; :func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`), the
+    test sets labelled beside the training; ``tasks`` are :func:`run_one`'s argument tuples, equal but
+    for the seed."""
     setting, equivariant, final, _, budget, progress, device = tasks[0]
-    seeds = [args[3] for args in tasks]
-    if any(args[:3] != (setting, equivariant, final) or args[4:] != (budget, progress, device) for args in tasks):
-        raise ValueError("run_ensemble: every task must be the same configuration, budget and device")
-    with ThreadPoolExecutor(max_workers=1) as pool:   # the test sets' labels, beside the training
-        pool.submit(lambda: [test_set(budget.test_size, n, TEST_SEED) for n in budget.test_population_sizes])
-        start = time.perf_counter()
-        trained = train_ensemble(setting, equivariant, final, seeds, budget, progress, device)
-        seconds = time.perf_counter() - start
-    ensemble = {"size": len(seeds), "train_seconds": seconds}
-    return [record_outcome({**_record(setting, equivariant, final, seed), "ensemble": ensemble}, RUN_SCHEMA,
-                           outcome if isinstance(outcome[1], TrainingLog) else outcome[1], seconds / len(seeds),
-                           lambda model: evaluate_run(model, budget))
-            for seed, outcome in zip(seeds, trained)]
+
+    def train(seeds: list[int]) -> list:
+        with ThreadPoolExecutor(max_workers=1) as pool:   # the test sets' labels, beside the training
+            pool.submit(lambda: [test_set(budget.test_size, n, TEST_SEED) for n in budget.test_population_sizes])
+            return train_ensemble(setting, equivariant, final, seeds, budget, progress, device)
+
+    return run_configuration_ensemble(tasks, RUN_SCHEMA, train, lambda model: evaluate_run(model, budget))
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:

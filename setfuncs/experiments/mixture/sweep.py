@@ -40,7 +40,6 @@ training data from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -53,12 +52,13 @@ import setfuncs as sf
 from setfuncs.model import HEAD_SCALE
 from setfuncs.steps import TrainingLog
 from setfuncs.experiments.engine import Engine
-from setfuncs.experiments.protocol import (Checkpoints, check_budget, checkpoint_steps, record_outcome, run_experiment,
+from setfuncs.experiments.protocol import (Checkpoints, check_budget, checkpoint_steps, run_experiment,
                                            run_protocol)
 from setfuncs.experiments.provenance import sweep_provenance
 from setfuncs.experiments.schema import RunSchema
 from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
-                                         make_deep_set, spec_of, train_configuration, train_configuration_ensemble)
+                                         make_deep_set, run_configuration_ensemble, run_record,
+                                         train_configuration, train_configuration_ensemble)
 
 from . import em as em_module
 from ..collapse import COLLAPSE_RATIO, collapse_record
@@ -235,8 +235,7 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
     ``eval_seconds`` and ``error`` (None, or the message of a diverged training or of non-finite
     estimates, whose metrics are then None).
     """
-    record = {"spec": spec_of(setting, equivariant, final), "setting": setting, "equivariant": equivariant,
-              "final": final, "seed": seed}
+    record = run_record(setting, equivariant, final, seed)
     checkpoints = test_checkpoints(budget)
     return run_protocol(record, RUN_SCHEMA,
                         lambda: train_model(setting, equivariant, final, seed, budget, progress, device, checkpoints),
@@ -245,23 +244,15 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
 
 def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     """:func:`run_one` for several seeds of one configuration, trained as one ensemble
-    (:func:`train_ensemble`) and evaluated one by one on the CPU; ``tasks`` are :func:`run_one`'s
-    argument tuples, equal but for the seed. ``train_seconds`` of each record is the ensemble's
-    training time divided by its size; ``ensemble`` gives the size and the whole time."""
+    (:func:`train_ensemble`, each seed with its :func:`test_checkpoints`) and evaluated one by one on
+    the CPU (:func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`); ``tasks`` are
+    :func:`run_one`'s argument tuples, equal but for the seed."""
     setting, equivariant, final, _, budget, progress, device = tasks[0]
-    seeds = [args[3] for args in tasks]
-    if any(args[:3] != (setting, equivariant, final) or args[4:] != (budget, progress, device) for args in tasks):
-        raise ValueError("run_ensemble: every task must be the same configuration, budget and device")
-    checkpoints = [test_checkpoints(budget) for _ in seeds]
-    start = time.perf_counter()
-    trained = train_ensemble(setting, equivariant, final, seeds, budget, progress, device, checkpoints)
-    seconds = time.perf_counter() - start
-    ensemble = {"size": len(seeds), "train_seconds": seconds}
-    return [record_outcome({"spec": spec_of(setting, equivariant, final), "setting": setting,
-                            "equivariant": equivariant, "final": final, "seed": seed, "ensemble": ensemble},
-                           RUN_SCHEMA, outcome, seconds / len(seeds), lambda model: evaluate_run(model, budget),
-                           checkpoint)
-            for seed, outcome, checkpoint in zip(seeds, trained, checkpoints)]
+    checkpoints = [test_checkpoints(budget) for _ in tasks]
+    return run_configuration_ensemble(
+        tasks, RUN_SCHEMA,
+        lambda seeds: train_ensemble(setting, equivariant, final, seeds, budget, progress, device, checkpoints),
+        lambda model: evaluate_run(model, budget), checkpoints)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
