@@ -10,7 +10,8 @@ import torch
 from setfuncs.experiments.mixture import Budget, make_model, run_ensemble, run_one
 from setfuncs.experiments.mixture.data import TRAIN_SIZES, padded_training_sampler, training_sampler
 from setfuncs.experiments.mixture.loss import beta_nll
-from setfuncs.experiments.sweeps import all_configurations, spec_of
+from setfuncs.experiments.mixture.stream import ensemble_stream, stacked_sampler, training_stream
+from setfuncs.experiments.sweeps import TRAIN_SEED, all_configurations, spec_of
 
 TINY = Budget("tiny", steps=12, batch=6, lr=1e-2, clip=1.0, hidden=8, equivariant_layers=1,
               recurrent_steps=2, test_size=4, test_population_sizes=(10, 100), bootstraps=20)
@@ -28,6 +29,25 @@ def test_padded_batches_hold_the_unpadded_populations() -> None:
         assert torch.equal(px[:, :n], x) and torch.equal(y, py)
         assert mask[:, :n].all() and not mask[:, n:].any() and not px[:, n:].any()
     assert len(sizes) > 1                      # the size is drawn anew at every step, padded or not
+
+
+def test_the_stacked_stream_is_every_seeds_padded_sampler_step_by_step() -> None:
+    """The ensemble's stream (drawn once, stacked on the device) gives at step t what each seed's own
+    padded sampler gives at its t-th call: the same particles, weights and mask."""
+    seeds, steps, batch = (2, 0, 5), 9, 3
+    x, y, sizes = ensemble_stream(seeds, steps, batch, "cpu")
+    assert x.shape == (steps, 3, batch, TRAIN_SIZES[1], 2) and sizes.shape == (steps, 3)
+    stacked = stacked_sampler(x, y, sizes)
+    samplers = [padded_training_sampler(batch, torch.Generator().manual_seed(TRAIN_SEED + s)) for s in seeds]
+    for _ in range(steps):
+        sx, sy, smask = stacked()
+        for s, sample in enumerate(samplers):
+            px, py, mask = sample()
+            assert torch.equal(sx[s], px) and torch.equal(sy[s], py) and torch.equal(smask[s], mask)
+    assert len(set(sizes.flatten().tolist())) > 1
+    with pytest.raises(StopIteration):
+        stacked()
+    assert training_stream(2, steps, batch)[0].data_ptr() == training_stream(2, steps, batch)[0].data_ptr()
 
 
 @pytest.mark.parametrize("configuration", all_configurations(), ids=lambda c: spec_of(*c))

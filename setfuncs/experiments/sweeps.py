@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Sequence
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from setfuncs.ensemble import fit_ensemble
 from setfuncs.model import DeepSet, init_head
@@ -216,26 +216,31 @@ def run_record(setting: str, equivariant: str, final: str, seed: int) -> dict:
 
 
 def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
-                               train: Callable[[list[int]], list[tuple[DeepSet, TrainingLog | FloatingPointError]]],
-                               evaluate: Callable[[DeepSet], dict],
-                               checkpoints: Sequence[Checkpoints] | None = None) -> list[dict]:
-    """An experiment's ``run_many``: the runs of ``tasks`` (``run_one``'s arguments ``(setting,
-    equivariant, final, seed, budget, progress, device)``, equal but for the seed) trained as one
-    ensemble by ``train(seeds)`` and recorded one by one
-    (:func:`~setfuncs.experiments.protocol.record_outcome` with ``evaluate`` and each seed's
-    ``checkpoints``). ``train_seconds`` of each record is the ensemble's training time divided by its
-    size; ``ensemble`` gives the size and the whole time."""
-    setting, equivariant, final, _, budget, progress, device = tasks[0]
-    seeds = [args[3] for args in tasks]
-    if any(args[:3] != (setting, equivariant, final) or args[4:] != (budget, progress, device) for args in tasks):
+                               train: Callable[[list[int]], list[tuple[nn.Module, TrainingLog | FloatingPointError]]],
+                               evaluate: Callable[[nn.Module], dict],
+                               checkpoints: Sequence[Checkpoints] | None = None, *, seed_at: int = 3,
+                               record: Callable[[tuple], dict] | None = None) -> list[dict]:
+    """An experiment's ``run_many``: the runs of ``tasks`` (``run_one``'s argument tuples, equal but for
+    the seed at position ``seed_at``) trained as one ensemble by ``train(seeds)`` and recorded one by
+    one (:func:`~setfuncs.experiments.protocol.record_outcome` with ``evaluate`` and each seed's
+    ``checkpoints``). ``record(args)`` names a run in its record; the default, for ``run_one(setting,
+    equivariant, final, seed, budget, progress, device)``, is :func:`run_record`. ``train_seconds`` of
+    each record is the ensemble's training time divided by its size; ``ensemble`` gives the size and
+    the whole time."""
+    if not tasks:
+        raise ValueError("run_configuration_ensemble needs at least one task")
+    seeds = [args[seed_at] for args in tasks]
+    rest = [args[:seed_at] + args[seed_at + 1:] for args in tasks]
+    if any(other != rest[0] for other in rest):
         raise ValueError("run_ensemble: every task must be the same configuration, budget and device")
+    name = record or (lambda args: run_record(*args[:3], args[3]))
     start = time.perf_counter()
     trained = train(seeds)
     seconds = time.perf_counter() - start
     ensemble = {"size": len(seeds), "train_seconds": seconds}
-    return [record_outcome({**run_record(setting, equivariant, final, seed), "ensemble": ensemble}, schema, outcome,
-                           seconds / len(seeds), evaluate, None if checkpoints is None else checkpoints[i])
-            for i, (seed, outcome) in enumerate(zip(seeds, trained))]
+    return [record_outcome({**name(args), "ensemble": ensemble}, schema, outcome, seconds / len(seeds), evaluate,
+                           None if checkpoints is None else checkpoints[i])
+            for i, (args, outcome) in enumerate(zip(tasks, trained))]
 
 
 def positive_int(name: str, value: object) -> int:

@@ -62,11 +62,11 @@ from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, 
 
 from . import em as em_module
 from ..collapse import COLLAPSE_RATIO, collapse_record
-from .data import (SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, mixture_description, padded_training_sampler,
-                   test_populations, training_sampler)
+from .data import SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, mixture_description, test_populations, training_sampler
 from .loss import beta_mean, beta_nll, marginal_beta, marginal_head_bias
 from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_ratio,
                      model_estimates, scott_bandwidth)
+from .stream import ensemble_stream, stacked_sampler
 
 __all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
            "make_model", "train_model", "train_ensemble", "test_checkpoints", "evaluate_metric", "evaluate_run", "run_one",
@@ -183,16 +183,16 @@ def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[i
                    progress: bool = True, device: str = "cpu", checkpoints: Sequence[Checkpoints] | None = None
                    ) -> list[tuple[sf.DeepSet, TrainingLog | FloatingPointError]]:
     """Train one configuration with ``seeds`` as one ensemble on ``device``
-    (:func:`~setfuncs.experiments.sweeps.train_configuration_ensemble`): seed ``s`` draws the batches of
-    :func:`train_model` from ``TRAIN_SEED + s``, padded to the largest population size with a mask
-    (:func:`~setfuncs.experiments.mixture.data.padded_training_sampler`), so that every step has one
-    shape; per seed, the model and its losses or the error of a diverged run. ``checkpoints``: one
-    :func:`test_checkpoints` per seed."""
-    samplers = [padded_training_sampler(budget.batch, torch.Generator().manual_seed(TRAIN_SEED + seed))
-                for seed in seeds]
+    (:func:`~setfuncs.experiments.sweeps.train_configuration_ensemble`): seed ``s`` trains on the batches of
+    :func:`train_model` from ``TRAIN_SEED + s``, padded to the largest population size with a mask, so
+    that every step has one shape; the seeds' streams are drawn once per process and stacked on
+    ``device`` (:func:`~setfuncs.experiments.mixture.stream.ensemble_stream`), shared by every
+    configuration. Per seed, the model and its losses or the error of a diverged run.
+    ``checkpoints``: one :func:`test_checkpoints` per seed."""
+    x, y, sizes = ensemble_stream(tuple(seeds), budget.steps, budget.batch, str(torch.device(device)))
     return train_configuration_ensemble(setting, equivariant, final, list(seeds), budget,
-                                        marginal_head_bias(*SMALLER_WEIGHT_RANGE), samplers, beta_nll, progress,
-                                        device, checkpoints)
+                                        marginal_head_bias(*SMALLER_WEIGHT_RANGE), stacked_sampler(x, y, sizes),
+                                        beta_nll, progress, device, checkpoints)
 
 
 def test_checkpoints(budget: Budget) -> Checkpoints:
