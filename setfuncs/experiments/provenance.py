@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 from dataclasses import asdict
@@ -21,14 +22,26 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-__all__ = ["git_commit", "cpu_model", "environment", "sweep_provenance", "sweep_identity"]
+__all__ = ["COMMIT_VARIABLE", "git_commit", "cpu_model", "environment", "sweep_provenance", "sweep_identity"]
+
+
+#: Set to the commit that was sent, where the code runs from a copy whose git metadata may be
+#: stale or missing (a lent GPU machine: ``scripts/gpu_sweeps.sh``); :func:`git_commit` returns it.
+COMMIT_VARIABLE = "SETFUNCS_GIT_COMMIT"
 
 
 @lru_cache(maxsize=1)
 def git_commit() -> str | None:
     """The checked-out commit of this package's repository (None outside git), with ``-dirty`` if a
     tracked file outside ``results/`` was changed: the code that ran, not the results files a
-    sweep rewrites."""
+    sweep rewrites. Where the environment variable :data:`COMMIT_VARIABLE` is set, its value (a
+    commit hash of 7 to 40 hex digits, optionally with ``-dirty``) instead."""
+    sent = os.environ.get(COMMIT_VARIABLE)
+    if sent is not None:
+        if not re.fullmatch(r"[0-9a-f]{7,40}(-dirty)?", sent):
+            raise ValueError(f"{COMMIT_VARIABLE}={sent!r} is not a git commit hash (7 to 40 lowercase hex digits, "
+                             f"optionally -dirty); set it to the output of `git rev-parse HEAD` or unset it")
+        return sent
     root = Path(__file__).resolve().parents[2]
     try:
         head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Every sweep the book waits for, in one call on a lent GPU (issue 30), in the order the chapters
+# need them, each resuming its own file:
+#   1. mixture, MEDIUM, 10 seeds        -> results/pending/mixture-medium.json     (chapter 9)
+#   2. attention, MEDIUM, 10 seeds      -> results/pending/attention-medium.json   (chapter 11)
+#   3. point clouds, MEDIUM, 10 seeds   -> results/pending/pointcloud-medium.json  (chapter 10)
+#   4. circle, FULL, 20 seeds           -> results/circle-full.json                (chapter 8)
+# A sweep runs until it is complete or the call's deadline (SECONDS_TOTAL after the start) comes;
+# then it gets SIGTERM and writes its file as it stands (the runs of the ensemble in training are
+# lost, every finished one is kept), and the next sweep starts only while time is left. After
+# every sweep its file, its log and the time it took are copied into $OUT, so that what one window
+# finished comes back even when the call is cut short. The next window runs the same command and
+# resumes every file.
+#
+# Usage on the device (the commit that was sent, because the device's git metadata may be stale):
+#   SETFUNCS_GIT_COMMIT=<sha> OUT=folder bash scripts/gpu_sweeps.sh
+# with .whl/ carried (scripts/gpu_wheels.sh: Dask and the like, which the image lacks).
+# Knobs (environment): SECONDS_TOTAL (default 500), DEVICE (cuda), ONLY (default "mixture attention
+# pointcloud circle"), RUNS (10), CIRCLE_RUNS (20), BUDGET (medium), CIRCLE_BUDGET (full),
+# CONFIGURATIONS (passed to every sweep as --configurations), RESULTS (the folder of the files,
+# default results), PYTHON (python3).
+# The same script runs on a CPU at the QUICK budget in tests/test_gpu_sweeps.py.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:?set OUT to the folder the files are copied to}
+SECONDS_TOTAL=${SECONDS_TOTAL:-500}
+DEVICE=${DEVICE:-cuda}
+ONLY=${ONLY:-mixture attention pointcloud circle}
+RUNS=${RUNS:-10}
+CIRCLE_RUNS=${CIRCLE_RUNS:-20}
+BUDGET=${BUDGET:-medium}
+CIRCLE_BUDGET=${CIRCLE_BUDGET:-full}
+RESULTS=${RESULTS:-results}
+PY=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+deadline=$(( $(date +%s) + SECONDS_TOTAL ))
+mkdir -p "$OUT" "$RESULTS/pending"
+
+if [ -d .whl ]; then
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    || { echo "gpu_sweeps: installing the carried wheels in .whl failed" >&2; exit 1; }
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+$PY - <<'PYTHON' 2>&1 | tee "$OUT/device.txt"
+import torch
+print("torch", torch.__version__, "cuda", torch.version.cuda,
+      torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU")
+PYTHON
+
+# sweep NAME FILE ARGS...: run one sweep command until done or the deadline, then copy its file.
+sweep() {
+  local name=$1 file=$2; shift 2
+  local left=$(( deadline - $(date +%s) ))
+  if [ "$left" -lt 30 ]; then
+    echo "$name: not started, ${left} s left" | tee -a "$OUT/summary.txt"
+    return
+  fi
+  local start
+  start=$(date +%s)
+  timeout --signal=TERM --kill-after=60 "$left" $PY -m "setfuncs.experiments.$name" sweep "$@" --device "$DEVICE" \
+    --jobs 1 --no-progress --out "$file" ${CONFIGURATIONS:+--configurations $CONFIGURATIONS} > "$OUT/$name.log" 2>&1
+  local status=$?
+  [ -f "$file" ] && cp "$file" "$OUT/"
+  echo "$name: exit $status, $(( $(date +%s) - start )) s wall, $(tail -n 1 "$OUT/$name.log")" | tee -a "$OUT/summary.txt"
+}
+
+for name in $ONLY; do
+  case $name in
+    mixture)    sweep mixture "$RESULTS/pending/mixture-medium.json" --budget "$BUDGET" --runs "$RUNS" ;;
+    attention)  sweep attention "$RESULTS/pending/attention-medium.json" --budget "$BUDGET" --runs "$RUNS" ;;
+    pointcloud) sweep pointcloud "$RESULTS/pending/pointcloud-medium.json" --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
+    circle)     sweep circle "$RESULTS/circle-full.json" --budget "$CIRCLE_BUDGET" --runs "$CIRCLE_RUNS" ;;
+    *) echo "gpu_sweeps: unknown sweep '$name' in ONLY; choose among mixture attention pointcloud circle" >&2; exit 2 ;;
+  esac
+done

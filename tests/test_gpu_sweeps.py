@@ -1,0 +1,73 @@
+"""scripts/gpu_sweeps.sh, the one command a lent GPU runs (issue 30), here on the CPU at the QUICK
+budget: it runs the sweeps it is asked for into their files, copies each file and a summary into
+$OUT, records the commit that was sent, starts nothing once its deadline has passed, and refuses a
+sweep it does not know. (Its GPU speed is measured only where a GPU is lent: the README's GPU
+section.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from setfuncs.experiments import provenance
+
+ROOT = Path(__file__).resolve().parents[1]
+SENT = "0123abc"
+
+
+def run_script(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    variables = {**os.environ, "OUT": str(tmp_path / "out"), "RESULTS": str(tmp_path / "results"), "DEVICE": "cpu",
+                 "BUDGET": "quick", "CIRCLE_BUDGET": "quick", "RUNS": "1", "CIRCLE_RUNS": "1",
+                 "PYTHON": sys.executable, "SETFUNCS_GIT_COMMIT": SENT, **env}
+    return subprocess.run(["bash", str(ROOT / "scripts" / "gpu_sweeps.sh")], env=variables, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_the_script_runs_each_sweep_into_its_file_and_copies_it_back(tmp_path: Path) -> None:
+    """One sweep, the cheapest (the circle at QUICK, one configuration and seed): the others take the
+    same path through the script with another module and file."""
+    done = run_script(tmp_path, ONLY="circle", CONFIGURATIONS="max/max")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    summary = (out / "summary.txt").read_text().splitlines()
+    assert len(summary) == 1 and summary[0].startswith("circle: exit 0"), summary
+    copied = json.loads((out / "circle-full.json").read_text())
+    assert copied == json.loads((tmp_path / "results" / "circle-full.json").read_text())
+    assert copied["complete"] and [r["spec"] for r in copied["runs"]] == ["max/max"]
+    assert copied["git_commit"] == SENT and copied["runs"][0]["worker"]["git_commit"] == SENT
+    assert "torch" in (out / "device.txt").read_text()
+
+
+def test_no_sweep_starts_after_the_deadline(tmp_path: Path) -> None:
+    done = run_script(tmp_path, ONLY="mixture attention", SECONDS_TOTAL="0")
+    assert done.returncode == 0, done.stderr
+    lines = (tmp_path / "out" / "summary.txt").read_text().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["mixture", "attention"]
+    assert all("not started" in line for line in lines)
+    assert not list((tmp_path / "results").rglob("*.json"))
+
+
+def test_an_unknown_sweep_is_refused_by_name(tmp_path: Path) -> None:
+    done = run_script(tmp_path, ONLY="circles", SECONDS_TOTAL="0")
+    assert done.returncode == 2 and "unknown sweep 'circles'" in done.stderr
+
+
+@pytest.mark.parametrize("value, expected", [("0123abc", "0123abc"), ("0123abc-dirty", "0123abc-dirty"), ("HEAD", None),
+                                             ("0123", None)])
+def test_the_commit_that_was_sent_replaces_the_copys_git_metadata(monkeypatch, value: str, expected: str | None
+                                                                   ) -> None:
+    monkeypatch.setenv(provenance.COMMIT_VARIABLE, value)
+    provenance.git_commit.cache_clear()
+    try:
+        if expected is None:
+            with pytest.raises(ValueError, match=provenance.COMMIT_VARIABLE):
+                provenance.git_commit()
+        else:
+            assert provenance.git_commit() == expected
+    finally:
+        provenance.git_commit.cache_clear()
