@@ -7,13 +7,21 @@ its own batch with ``torch.vmap`` over ``torch.func.functional_call``:
 
 .. math::
     L(\theta_1, \dots, \theta_S) = \sum_s \ell_s(\theta_s), \qquad
-    \frac{\partial L}{\partial \theta_s} = \frac{\partial \ell_s}{\partial \theta_s}.
+    \frac{\partial L}{\partial \theta_s} = \frac{\partial \ell_s}{\partial \theta_s},
+
+with :math:`\ell_s(\theta_s) = \operatorname{loss}(f_{\theta_s}(x_s, \text{mask}_s), y_s)` on model
+:math:`s`'s batch :math:`(x_s, y_s, \text{mask}_s)`, or, for a model trained on another objective
+(a variational model's negative ELBO), :math:`\ell_s(\theta_s) = \operatorname{objective}(f_{\theta_s},
+x_s, y_s, \text{mask}_s)`, as :func:`~setfuncs.train.fit` takes either.
 
 Every model's gradient is its own. Gradient clipping is applied per model (the norm over
 :math:`\theta_s` alone), and Adam updates every weight separately, so the ensemble takes exactly
 the steps the models would take one by one, up to float rounding (``tests/test_ensemble.py``).
 A model whose loss diverges is reported as diverged; the others train on unaffected. On a GPU the
-ensemble's step is one CUDA graph (:class:`~setfuncs.steps.StepLoop`).
+ensemble's step is one CUDA graph (:class:`~setfuncs.steps.StepLoop`). ``torch.vmap`` has no rule
+for PyTorch's fused LSTM cell, so the ensemble computes every :class:`torch.nn.LSTMCell` of its
+models from matrix products (:func:`~setfuncs.learnable.lstm_cell_from_products`, the same
+equations).
 """
 
 from __future__ import annotations
@@ -25,9 +33,10 @@ import torch
 from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 
-from .population import SyncRequired, check_population
+from .learnable import lstm_cell_from_products
+from .population import SyncRequired, check_population, sync_free
 from .steps import StepLoop, TrainingLog, adam, device_name, divergence, resolve_device
-from .train import Batch
+from .train import Batch, Objective
 
 __all__ = ["fit_ensemble", "clip_per_model"]
 
@@ -57,6 +66,70 @@ def _check_same_architecture(models: Sequence[nn.Module]) -> None:
                              "trains copies of one architecture (build every model with the same arguments)")
 
 
+class _ProductLSTMCell(nn.LSTMCell):
+    """:class:`torch.nn.LSTMCell` computed from matrix products, which ``torch.vmap`` batches."""
+
+    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
+        if hx is None:
+            zeros = input.new_zeros(*input.shape[:-1], self.hidden_size)
+            hx = (zeros, zeros)
+        return lstm_cell_from_products(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+
+
+def _batchable(template: nn.Module) -> nn.Module:
+    """``template`` (the ensemble's copy on the meta device, run only under ``torch.vmap``) with every
+    LSTM cell with biases computed by :class:`_ProductLSTMCell` (same parameters, same equations)."""
+    for module in template.modules():
+        if type(module) is nn.LSTMCell and module.bias:
+            module.__class__ = _ProductLSTMCell
+    return template
+
+
+class _Scored(nn.Module):
+    """A model with its training objective, ``forward(x, y, mask) = objective(model, x, y, mask)``: the
+    module whose parameters ``functional_call`` swaps in for each model of the ensemble."""
+
+    def __init__(self, model: nn.Module, objective: Objective) -> None:
+        super().__init__()
+        self.model = model
+        self.objective = objective
+
+    def forward(self, x: Tensor, y: Tensor | None, mask: Tensor | None) -> Tensor:
+        return self.objective(self.model, x, y, mask)
+
+
+def _objective_of(loss: Callable[[Tensor, Tensor], Tensor] | None, objective: Objective | None) -> Objective:
+    """``objective``, or the objective of ``loss``: ``loss(model(x, mask), y)``; a ValueError unless
+    exactly one of them is given."""
+    if (loss is None) == (objective is None):
+        raise ValueError("fit_ensemble needs exactly one of loss (of the model's prediction) and objective (of "
+                         "the model and the batch)")
+    if objective is not None:
+        return objective
+    return lambda model, x, y, mask: loss(model(x, mask), y)
+
+
+def _check_stacked(x: Tensor, y: Tensor | None, size: int, sets: bool) -> None:
+    """A ValueError unless ``(x, y)`` stack the batches of ``size`` models: ``x [S, ...]`` (``[S, B, N, D]``
+    for a loss's model, which reads populations: ``sets``) and ``y [S, ...]`` (None only with an objective)."""
+    x_fits = x.shape[0] == size and (x.dim() == 4 or not sets)
+    y_fits = y.shape[0] == size if y is not None else not sets
+    if not (x_fits and y_fits):
+        expected = f"x [S={size}, B, N, D] and y [S, ...]" if sets else f"x [S={size}, ...] and y [S, ...] or None"
+        raise ValueError(f"fit_ensemble: a stacked sampler must return {expected}; got x {tuple(x.shape)}, "
+                         f"y {None if y is None else tuple(y.shape)}")
+
+
+def _stack_optional(tensors: Sequence[Tensor | None], what: str, target: torch.device) -> Tensor | None:
+    """The samplers' ``tensors`` stacked on ``target``, or None when all are None (a ValueError when
+    only some are)."""
+    if all(t is None for t in tensors):
+        return None
+    if any(t is None for t in tensors):
+        raise ValueError(f"fit_ensemble: the samplers must all give {what} or all give None")
+    return torch.stack([t.to(target, non_blocking=True) for t in tensors])
+
+
 @torch.no_grad()
 def _copy_back(models: Sequence[nn.Module], params: dict[str, Tensor], buffers: dict[str, Tensor]) -> None:
     """Model ``s`` takes slice ``s`` of the stacked parameters and buffers, and eval mode."""
@@ -69,11 +142,11 @@ def _copy_back(models: Sequence[nn.Module], params: dict[str, Tensor], buffers: 
 
 
 def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Batch]] | Callable[[], Batch],
-                 loss: Callable[[Tensor, Tensor], Tensor], steps: int, lr: float = 1e-3,
+                 loss: Callable[[Tensor, Tensor], Tensor] | None, steps: int, lr: float = 1e-3,
                  weight_decay: float = 0.0, clip: float | None = None, progress: bool = True,
                  desc: str = "ensemble", eps: float = 1e-8, milestones: Sequence[int] = (), gamma: float = 0.1,
                  device: str | torch.device | None = None, graph: bool | None = None,
-                 read_every: int = 50, checkpoints: Sequence[int] = (),
+                 read_every: int = 50, objective: Objective | None = None, checkpoints: Sequence[int] = (),
                  at_checkpoint: Callable[[int, nn.Module, int], None] | None = None
                  ) -> list[TrainingLog | FloatingPointError]:
     """Train ``models`` (one architecture, any initialisations) together, model ``s`` on batches of
@@ -83,7 +156,17 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
         models: the models, trained in place (moved to ``device``; in eval mode afterwards).
         samples: one sampler per model (their batches must have equal shapes, and all or none a
             mask), or one sampler of the stacked batches ``(x [S, B, N, D], y [S, ...], mask [S, B, N]
-            or None)``, model ``s`` training on slice ``s`` (a stream made in advance, on the device).
+            or None)``, model ``s`` training on slice ``s`` (a stream made in advance, on the device:
+            on a GPU its masks are checked for their shapes only, so that the host never waits for
+            the device; its maker checks once that no population is empty).
+            With ``objective``, ``x`` may be any ``[S, ...]`` and ``y`` None (for every model).
+        loss: ``loss(prediction, y)`` of ``prediction = model(x, mask)``; None with ``objective``.
+        objective: instead of ``loss``, model ``s``'s scalar to minimise,
+            ``objective(model, x, y, mask)`` of its own batch, as :func:`~setfuncs.train.fit` takes it
+            (e.g. a variational model's negative ELBO, which calls a method other than ``forward``).
+            Its random draws (``torch.randn_like``) come from the device's global generator, every
+            model its own (``torch.vmap(randomness="different")``): not the draws the models would
+            take one by one, but draws of the same distribution.
 
     The other arguments are those of :func:`~setfuncs.train.fit`; ``clip`` applies per model
     (:func:`clip_per_model`). After each step count in ``checkpoints``, ``at_checkpoint(s, model,
@@ -98,6 +181,7 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
     """
     if steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps}")
+    scored = _objective_of(loss, objective)
     _check_same_architecture(models)
     marks = frozenset(checkpoints)
     if any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= steps for c in marks):
@@ -109,18 +193,21 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
     target = resolve_device(device, models[0])
     for model in models:
         model.to(target).train()
-    params, buffers = stack_module_state(list(models))
-    base = copy.deepcopy(models[0]).to("meta")
+    wrapped = [_Scored(model, scored) for model in models]
+    params, buffers = stack_module_state(wrapped)
+    base = _batchable(copy.deepcopy(wrapped[0]).to("meta"))
     parameters = list(params.values())
     optimizer = adam(parameters, lr, weight_decay, eps, target)
 
     def draw_stacked() -> Batch:
         x, y, mask = samples()
-        if x.dim() != 4 or x.shape[0] != len(models) or y.shape[0] != len(models):
-            raise ValueError(f"fit_ensemble: a stacked sampler must return x [S={len(models)}, B, N, D] and y "
-                             f"[S, ...]; got x {tuple(x.shape)}, y {tuple(y.shape)}")
+        _check_stacked(x, y, len(models), sets=objective is None)
         if mask is not None:
-            check_population(x.flatten(0, 1), mask.flatten(0, 1))  # one read: no empty population
+            if mask.is_cuda:      # a stream made in advance on the GPU: shapes only, no wait for the device
+                with sync_free():
+                    check_population(x.flatten(0, 1), mask.flatten(0, 1))
+            else:
+                check_population(x.flatten(0, 1), mask.flatten(0, 1))  # one read: no empty population
         return x, y, mask
 
     def draw() -> Batch:
@@ -128,19 +215,16 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
         for x, _, mask in batches:
             if mask is not None:
                 check_population(x, mask)
-        masks = [mask for _, _, mask in batches]
-        if any(m is None for m in masks) and not all(m is None for m in masks):
-            raise ValueError("fit_ensemble: the samplers must all give a mask or all give None")
-        stack = lambda ts: torch.stack([t.to(target, non_blocking=True) for t in ts])  # noqa: E731
-        return (stack([b[0] for b in batches]), stack([b[1] for b in batches]),
-                None if masks[0] is None else stack(masks))
+        return (torch.stack([b[0].to(target, non_blocking=True) for b in batches]),
+                _stack_optional([b[1] for b in batches], "y", target),
+                _stack_optional([b[2] for b in batches], "a mask", target))
 
-    def one(p: dict, b: dict, x: Tensor, y: Tensor, mask: Tensor | None) -> Tensor:
-        return loss(functional_call(base, (p, b), (x, mask)), y)
+    def one(p: dict, b: dict, x: Tensor, y: Tensor | None, mask: Tensor | None) -> Tensor:
+        return functional_call(base, (p, b), (x, y, mask))
 
-    def step(x: Tensor, y: Tensor, mask: Tensor | None) -> Tensor:
-        values = vmap(one, in_dims=(0, 0, 0, 0, None if mask is None else 0), randomness="different")(
-            params, buffers, x, y, mask)
+    def step(x: Tensor, y: Tensor | None, mask: Tensor | None) -> Tensor:
+        dims = (0, 0, 0, None if y is None else 0, None if mask is None else 0)
+        values = vmap(one, in_dims=dims, randomness="different")(params, buffers, x, y, mask)
         values.sum().backward()
         if clip is not None:
             clip_per_model([p.grad for p in parameters], clip)
@@ -153,7 +237,7 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
             if s not in errors and (error := divergence(chunk[:, s], first)) is not None:
                 errors[s] = error
         if first + len(chunk) in marks and len(errors) < len(models):
-            _copy_back(models, params, buffers)
+            _copy_back(wrapped, params, buffers)
             with torch.no_grad():
                 for s, model in enumerate(models):
                     if s not in errors:
@@ -167,7 +251,7 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
     except SyncRequired as err:
         raise ValueError(f"fit_ensemble cannot train this model: {err}. torch.vmap allows no reads of "
                          "tensor values; train each seed with setfuncs.train.fit instead") from err
-    _copy_back(models, params, buffers)
+    _copy_back(wrapped, params, buffers)
     name = device_name(target)
     return [errors.get(s) or TrainingLog(losses[:, s].tolist(), name, graphed, loop.fallback)
             for s in range(len(models))]

@@ -185,9 +185,9 @@ class StepLoop:
 
     # -- the graph ----------------------------------------------------------------------------
 
-    def _capture(self, x: Tensor, y: Tensor, mask: Tensor | None):
+    def _capture(self, x: Tensor, y: Tensor | None, mask: Tensor | None):
         """The captured step on static copies of one batch, or None (with the reason said once)."""
-        static = (x.clone(), y.clone(), None if mask is None else mask.clone())
+        static = tuple(None if t is None else t.clone() for t in (x, y, mask))   # y is None under an objective
         self.optimizer.zero_grad(set_to_none=True)
         graph = torch.cuda.CUDAGraph()
         try:

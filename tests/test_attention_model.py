@@ -40,6 +40,15 @@ def test_a_glimpse_is_read_where_z_where_says() -> None:
         glimpse(canvas, torch.zeros(1, 2), 8)
 
 
+@pytest.mark.parametrize("h, w", [(8, 8), (5, 12), (32, 32)])
+def test_the_affine_grid_is_torchs(h: int, w: int) -> None:
+    """The batched-product grid the glimpses use equals torch.nn.functional.affine_grid (align_corners=False)."""
+    from setfuncs.experiments.attention.transformer import affine_grid
+    theta = torch.randn(6, 2, 3, generator=torch.Generator().manual_seed(h * w))
+    expected = torch.nn.functional.affine_grid(theta, [6, 1, h, w], align_corners=False)
+    torch.testing.assert_close(affine_grid(theta, h, w), expected, rtol=1e-6, atol=1e-6)
+
+
 def test_place_inverts_glimpse() -> None:
     torch.manual_seed(0)
     canvas = torch.zeros(2, 32, 32)

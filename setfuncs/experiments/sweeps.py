@@ -238,9 +238,10 @@ def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
     trained = train(seeds)
     seconds = time.perf_counter() - start
     ensemble = {"size": len(seeds), "train_seconds": seconds}
-    return [record_outcome({**name(args), "ensemble": ensemble}, schema, outcome, seconds / len(seeds), evaluate,
-                           None if checkpoints is None else checkpoints[i])
-            for i, (args, outcome) in enumerate(zip(tasks, trained))]
+    return [record_outcome({**name(args), "ensemble": ensemble}, schema,
+                           log if isinstance(log, FloatingPointError) else (model, log),   # a diverged seed: its error
+                           seconds / len(seeds), evaluate, None if checkpoints is None else checkpoints[i])
+            for i, (args, (model, log)) in enumerate(zip(tasks, trained))]
 
 
 def positive_int(name: str, value: object) -> int:

@@ -66,8 +66,10 @@ def canvas_scores(model: AIR, test: Canvases, n: int | None, seed: int, batch: i
     """Per-canvas values at population size ``n`` (None for the image localiser), each the mean over
     ``draws``: ``elbo [M]``, ``count_correct [M]`` (fraction of draws), ``box_iou [M]`` (NaN where
     :func:`matched_box_iou` is None) and ``first_centre [M, 2]`` (the first step's box centre in
-    pixels)."""
+    pixels). The model runs on its device (the particles are drawn on the CPU, the latents' noise on
+    the model's device); the matching runs on the CPU."""
     model.eval()
+    device = next(model.parameters()).device
     images = torch.as_tensor(test.images, dtype=torch.float32)
     generator = torch.Generator().manual_seed(seed + (n or 0))
     torch.manual_seed(seed + (n or 0))
@@ -77,13 +79,14 @@ def canvas_scores(model: AIR, test: Canvases, n: int | None, seed: int, batch: i
     for _ in range(draws):
         for start in range(0, m, batch):
             chunk = images[start:start + batch]
-            particles = sample_particles(chunk, n, generator) if model.reads_particles else None
-            inference = model.infer(chunk, particles)
-            value, q = model.elbo(chunk, particles, inference)
-            count = q.argmax(1).numpy()
-            boxes = where_to_boxes(inference.where_mean, model.canvas_size).numpy()
+            particles = sample_particles(chunk, n, generator).to(device) if model.reads_particles else None
+            on_device = chunk.to(device)
+            inference = model.infer(on_device, particles)
+            value, q = model.elbo(on_device, particles, inference)
+            count = q.argmax(1).cpu().numpy()
+            boxes = where_to_boxes(inference.where_mean, model.canvas_size).cpu().numpy()
             rows = slice(start, start + len(chunk))
-            elbo[rows] += value.numpy()
+            elbo[rows] += value.cpu().numpy()
             correct[rows] += count == test.counts[rows]
             centre[rows] += (boxes[:, 0, :2] + boxes[:, 0, 2:]) / 2
             for i, (c, b) in enumerate(zip(count, boxes), start=start):

@@ -26,6 +26,14 @@ whole model and of its localiser, and its timings.
 ``torch.manual_seed(seed)`` and draws its batches and particles from
 ``torch.Generator().manual_seed(TRAIN_SEED + seed)``; evaluation at size ``n`` uses
 ``TEST_SEED + n`` for particles and latents, the same for every run.
+
+**On a GPU** the sweep trains the seeds of one localiser as one ensemble (:func:`run_ensemble`,
+:func:`train_ensemble`): every model initialised as its run would be, every seed on the batches and
+particles its run would draw (drawn once per worker process, :func:`seed_stream`, and shared by all
+localisers), one CUDA graph for the whole ensemble's step. Only the latents' noise differs: each
+model draws its own inside the ensemble's step, from the global generator as it stands after the
+last model's initialisation (:mod:`~setfuncs.experiments.attention.train`), so an ensemble's runs
+are its seeds' runs in distribution, not draw for draw.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from typing import Sequence
 
 import numpy as np
 import torch
+from torch import Tensor
 
 from setfuncs.model import parameter_count
 from setfuncs.steps import TrainingLog
@@ -46,7 +55,7 @@ from ..engine import Engine
 from ..protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_training
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
-from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, lme_twin
+from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, lme_twin, run_configuration_ensemble
 from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
 from .budget import Budget
 from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_mnist_idx, make_canvases
@@ -54,10 +63,12 @@ from ..collapse import collapse_record
 from .evaluate import EVAL_DRAWS, evaluate_model
 from .localisers import IMAGE
 from .particles import sample_particles
-from .train import make_air, train_air
+from .stream import CanvasStream, canvas_stream, stack_streams, stacked_sampler
+from .train import make_air, train_air, train_air_ensemble
 
 __all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "Data", "load_data", "train_model",
-           "test_checkpoints", "evaluate_run", "run_one", "attention_tasks", "provenance", "sweep"]
+           "seed_stream", "ensemble_stream", "train_ensemble", "test_checkpoints", "evaluate_run", "run_one",
+           "run_ensemble", "attention_tasks", "provenance", "sweep"]
 
 #: The paper's set localisers' aggregations, plain ones first, then learnable ones.
 PAPER_SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
@@ -114,6 +125,49 @@ def train_model(spec: str, seed: int, budget: Budget, canvases: Canvases, progre
                                                    checkpoints=checkpoints))
 
 
+@lru_cache(maxsize=32)
+def seed_stream(data: Data, budget: Budget, seed: int, reads_particles: bool) -> CanvasStream:
+    """The batches run ``seed`` draws at its ``budget.steps`` steps (:func:`train_model`'s, from
+    ``TRAIN_SEED + seed``), with ``budget.particles`` particles per canvas for a set localiser
+    (``reads_particles``), none for the image localiser: a
+    :func:`~setfuncs.experiments.attention.stream.canvas_stream` on the CPU, made once per process and
+    shared by every localiser of the seed (do not modify)."""
+    train, _ = load_data(data, budget)
+    return canvas_stream(train.images, budget.batch, budget.particles if reads_particles else None, budget.steps,
+                         torch.Generator().manual_seed(TRAIN_SEED + seed))
+
+
+@lru_cache(maxsize=1)
+def ensemble_stream(data: Data, budget: Budget, seeds: tuple[int, ...], reads_particles: bool, device: str
+                    ) -> tuple[Tensor, CanvasStream]:
+    """The training canvases ``[M, H, W]`` and the :func:`seed_stream` of every seed of ``seeds``, stacked
+    (:func:`~setfuncs.experiments.attention.stream.stack_streams`), both on ``device``; the last one is
+    cached, so the next localiser with the same seeds reuses it."""
+    train, _ = load_data(data, budget)
+    canvases = torch.as_tensor(train.images, dtype=torch.float32).to(device)
+    return canvases, stack_streams([seed_stream(data, budget, seed, reads_particles) for seed in seeds], device)
+
+
+def train_ensemble(spec: str, seeds: Sequence[int], budget: Budget, data: Data, progress: bool = False,
+                   device: str = "cpu", checkpoints: Sequence[Checkpoints] | None = None
+                   ) -> list[tuple[AIR, TrainingLog | FloatingPointError]]:
+    """Train one configuration with ``seeds`` as one ensemble on ``device``
+    (:func:`~setfuncs.experiments.attention.train.train_air_ensemble`): per seed, the model (in eval
+    mode, on ``device``) and its losses, or the error of a diverged training.
+
+    Seed ``s``'s model is initialised after ``torch.manual_seed(s)`` and trains on the batches and
+    particles of run ``s`` (:func:`ensemble_stream`), as in :func:`train_model`; the latents' noise is
+    the ensemble's own (module docstring). ``checkpoints``: one :func:`test_checkpoints` per seed."""
+    canvases, stream = ensemble_stream(data, budget, tuple(seeds), spec != IMAGE, str(device))
+    models = []
+    for seed in seeds:
+        torch.manual_seed(seed)
+        models.append(make_air(spec, budget, canvases.shape[-1]))
+    logs = train_air_ensemble(models, stacked_sampler(canvases, stream), budget, progress,
+                              desc=f"{spec} seeds {seeds[0]}..{seeds[-1]}", device=device, checkpoints=checkpoints)
+    return list(zip(models, logs))
+
+
 def test_checkpoints(budget: Budget, test: Canvases) -> Checkpoints:
     """The test ELBO (nats per canvas, the mean over the test canvases of one draw of particles at the
     training size and of the latents, both seeded with ``TEST_SEED``) at the
@@ -136,8 +190,9 @@ def test_checkpoints(budget: Budget, test: Canvases) -> Checkpoints:
     return Checkpoints("test_elbo", checkpoint_steps(budget.steps), elbo)
 
 
-def evaluate_run(model: AIR, spec: str, budget: Budget, test: Canvases) -> dict:
-    """The metrics of a trained ``model``, on the CPU: ``parameters`` (whole model),
+def evaluate_run(model: AIR, spec: str, budget: Budget, test: Canvases, device: str = "cpu") -> dict:
+    """The metrics of a trained ``model``, on ``device`` (a run trained alone: the CPU; an ensemble: its
+    training device, whose latents' noise is then drawn there): ``parameters`` (whole model),
     ``localiser_parameters``, ``evaluation`` (``{"5": {"elbo", "elbo_se", "count_accuracy",
     "box_iou"}, ...}``, or ``{"image": {...}}``), ``elbo_gains`` (``{"5->20": {"mean", "se"}, ...}``,
     paired by canvas), ``elbo``, ``count_accuracy``, ``box_iou`` (at the training size, or the image
@@ -146,7 +201,7 @@ def evaluate_run(model: AIR, spec: str, budget: Budget, test: Canvases) -> dict:
     centre of the true boxes, canvases with a digit), ``count_baseline`` (the share of the most
     frequent true count) and ``failed`` (collapsed, or counting no better than always guessing the
     most frequent count)."""
-    model.cpu()
+    model.to(device)
     evaluation, gains, scores = evaluate_model(model, test, budget.eval_sizes, TEST_SEED, budget.eval_batch)
     key = "image" if spec == IMAGE else str(budget.particles)
     if key not in evaluation:
@@ -176,14 +231,46 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     ``seconds_per_step``, the keys of :func:`evaluate_run`, ``eval_seconds`` and ``error`` (None, or
     the message of a diverged training, whose metrics are then None and ``failed`` true).
     """
+    _check_spec(spec)
+    train, test = load_data(data, budget)
+    checkpoints = test_checkpoints(budget, test)
+    result = run_protocol(_run_name(spec, seed, data), RUN_SCHEMA,
+                          lambda: train_model(spec, seed, budget, train, progress, device, checkpoints),
+                          lambda model: evaluate_run(model, spec, budget, test), checkpoints)
+    return _finished(result, budget)
+
+
+def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
+    """:func:`run_one` for several seeds of one configuration, trained as one ensemble
+    (:func:`train_ensemble`, each seed with its own :func:`test_checkpoints`) and evaluated one by one on
+    the training device (:func:`evaluate_run`)
+    (:func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`): records of :func:`run_one`'s
+    keys, plus ``ensemble`` (its size and training time). ``tasks`` are :func:`run_one`'s argument tuples
+    ``(spec, seed, budget, data, progress, device)``, equal but for the seed."""
+    spec, _, budget, data, progress, device = tasks[0]
+    _check_spec(spec)
+    _, test = load_data(data, budget)
+    checkpoints = [test_checkpoints(budget, test) for _ in tasks]
+    records = run_configuration_ensemble(
+        tasks, RUN_SCHEMA, lambda seeds: train_ensemble(spec, seeds, budget, data, progress, device, checkpoints),
+        lambda model: evaluate_run(model, spec, budget, test, device), checkpoints, seed_at=1,
+        record=lambda args: _run_name(args[0], args[1], args[3]))
+    return [_finished(record, budget) for record in records]
+
+
+def _check_spec(spec: str) -> None:
     if spec not in SPECS:
         raise ValueError(f"unknown configuration {spec!r}; choose among {list(SPECS)}")
-    train, test = load_data(data, budget)
-    record = {"spec": spec, "localiser": "image" if spec == IMAGE else "set", "seed": seed, "data": data.name}
-    checkpoints = test_checkpoints(budget, test)
-    result = run_protocol(record, RUN_SCHEMA, lambda: train_model(spec, seed, budget, train, progress, device,
-                                                                  checkpoints),
-                          lambda model: evaluate_run(model, spec, budget, test), checkpoints)
+
+
+def _run_name(spec: str, seed: int, data: Data) -> dict:
+    """What names a run in its record: ``spec, localiser, seed, data``."""
+    return {"spec": spec, "localiser": "image" if spec == IMAGE else "set", "seed": seed, "data": data.name}
+
+
+def _finished(result: dict, budget: Budget) -> dict:
+    """A run's record with ``seconds_per_step`` (None for a run that did not train) and ``failed`` true for
+    a diverged run."""
     trained = result["training"] is not None
     return {**result, "seconds_per_step": result["train_seconds"] / budget.steps if trained else None,
             "failed": result["failed"] if result["error"] is None else True}
@@ -232,9 +319,12 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
 def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
           data: Data = Data(), engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
     """Train ``runs`` seeds of every configuration (default: all of :data:`SPECS`) on ``engine`` and write
-    one JSON file, resuming an earlier sitting's (see :func:`setfuncs.experiments.engine.run_sweep`)."""
+    one JSON file, resuming an earlier sitting's (see :func:`setfuncs.experiments.engine.run_sweep`).
+    On a GPU (``engine.device`` ``cuda``) the missing seeds of each configuration train together as
+    one ensemble (:func:`run_ensemble`), configuration after configuration."""
     check_budget(budget, Budget, "spatial-attention")
     specs, tasks = attention_tasks(runs, budget, data, configurations, engine.trains_on)
     header = provenance(budget, runs, specs, data)
     return run_experiment(run_one, tasks, header, RUN_SCHEMA, out_path, engine, restart, progress,
-                          "spatial-attention sweep", identity=sweep_identity(header, data=data.name))
+                          "spatial-attention sweep", identity=sweep_identity(header, data=data.name),
+                          run_many=run_ensemble)

@@ -8,25 +8,36 @@ localiser, a fresh population of ``budget.particles`` particles per canvas, and 
 
 the negative ELBO per pixel (so the gradient-norm clip ``budget.clip`` does not depend on the
 canvas size), with gradient-norm clipping.
+
+**One by one** (:func:`train_air`): a model trains with :func:`~setfuncs.train.fit`, its batches
+drawn step by step on the CPU. **As an ensemble** (:func:`train_air_ensemble`): the seeds of one
+localiser train together with :func:`~setfuncs.ensemble.fit_ensemble`, model :math:`s` on its own
+stream (:mod:`~setfuncs.experiments.attention.stream`), minimising
+:math:`\sum_s \text{loss}_s(\theta_s)` in one step that reads no tensor values, so that on a GPU it
+is one CUDA graph. Each model draws its own latents' noise inside the step
+(``torch.vmap(randomness="different")``), from the device's global generator: the noise is not
+the one a model draws alone, but noise of the same distribution, so an ensemble's seeds train as
+they would one by one in distribution, not draw for draw.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
 from torch import Tensor
 
+from setfuncs.ensemble import fit_ensemble
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
 from ..protocol import Checkpoints, checkpoint_arguments
 from .air import AIR
 from .budget import Budget
-from .particles import sample_particles
+from .stream import canvas_draw
 
-__all__ = ["make_air", "canvas_batches", "negative_elbo_per_pixel", "train_air"]
+__all__ = ["make_air", "canvas_batches", "negative_elbo_per_pixel", "train_air", "train_air_ensemble"]
 
 
 def make_air(spec: str, budget: Budget, canvas_size: int) -> AIR:
@@ -41,12 +52,13 @@ def canvas_batches(canvases: np.ndarray, batch: int, particles: int | None, gene
     """A sampler for :func:`~setfuncs.train.fit`: each call draws ``batch`` canvases ``[B, H, W]``
     with replacement and, when ``particles`` is not None, a fresh population of that many particles
     per canvas (:func:`~setfuncs.experiments.attention.particles.sample_particles`), both with
-    ``generator``; returns ``(canvases, particles or None, None)``."""
+    ``generator`` (:func:`~setfuncs.experiments.attention.stream.canvas_draw`); returns ``(canvases,
+    particles or None, None)``."""
     data = torch.as_tensor(canvases, dtype=torch.float32)
 
     def sample() -> Batch:
-        chosen = data[torch.randint(len(data), (batch,), generator=generator)]
-        return chosen, None if particles is None else sample_particles(chosen, particles, generator), None
+        indices, drawn = canvas_draw(data, batch, particles, generator)
+        return data[indices], drawn, None
 
     return sample
 
@@ -67,8 +79,9 @@ def train_air(model: AIR, canvases: np.ndarray, budget: Budget, seed: int, progr
 
     Batches and particles come from ``torch.Generator().manual_seed(seed)`` on the CPU
     (:func:`canvas_batches`); the continuous latents' noise from torch's global generator of
-    ``device`` (seed it before for a reproducible run). The steps run eagerly (the latents are drawn
-    anew at every step); ``checkpoints`` record a test metric during training. Raises
+    ``device`` (seed it before for a reproducible run). The steps run eagerly, as the committed
+    one-by-one runs did (on a GPU the sweep trains the seeds as one graphed ensemble instead:
+    :func:`train_air_ensemble`); ``checkpoints`` record a test metric during training. Raises
     FloatingPointError if the loss becomes NaN or infinite (the message names the first such step).
     """
     sample = canvas_batches(canvases, budget.batch, budget.particles if model.reads_particles else None,
@@ -76,3 +89,33 @@ def train_air(model: AIR, canvases: np.ndarray, budget: Budget, seed: int, progr
     return fit(model, sample, None, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress, desc=desc,
                device=device, graph=False, read_every=read_every, objective=negative_elbo_per_pixel,
                **checkpoint_arguments(checkpoints))
+
+
+def _ensemble_checkpoints(checkpoints: Sequence[Checkpoints] | None, models: int) -> dict:
+    """The keyword arguments of :func:`~setfuncs.ensemble.fit_ensemble` that record ``checkpoints[s]`` of
+    every model ``s`` (none for None); a ValueError unless there is one per model, all at the same steps."""
+    if checkpoints is None:
+        return {}
+    if len(checkpoints) != models or len({tuple(c.steps) for c in checkpoints}) != 1:
+        raise ValueError(f"checkpoints: an ensemble of {models} models records one Checkpoints per model, all at the "
+                         f"same steps; got steps {[c.steps for c in checkpoints]}")
+    return {"checkpoints": checkpoints[0].steps, "at_checkpoint": lambda s, model, step: checkpoints[s](model, step)}
+
+
+def train_air_ensemble(models: Sequence[AIR], sample: Callable[[], Batch], budget: Budget, progress: bool = False,
+                       desc: str = "train", device: str = "cpu", read_every: int = 50,
+                       checkpoints: Sequence[Checkpoints] | None = None) -> list[TrainingLog | FloatingPointError]:
+    r"""Train ``models`` (one localiser, one per seed) in place as one ensemble with
+    :func:`~setfuncs.ensemble.fit_ensemble`, minimising :math:`\sum_s \text{loss}_s(\theta_s)`, where
+    :math:`\text{loss}_s` is model :math:`s`'s :func:`negative_elbo_per_pixel` of its own batch; per
+    model, its loss at every step, or the error of a diverged training.
+
+    ``sample`` returns the stacked batches ``(canvases [S, B, H, W], particles [S, B, n, 2], None)``
+    (:func:`~setfuncs.experiments.attention.stream.stacked_sampler`). The latents' noise comes from
+    torch's global generator of ``device``, every model its own draws (module docstring). On a GPU the
+    step is captured as one CUDA graph; ``checkpoints`` (one per model, all at the same steps) record
+    each model's test metric during training.
+    """
+    return fit_ensemble(models, sample, None, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
+                        desc=desc, device=device, read_every=read_every, objective=negative_elbo_per_pixel,
+                        **_ensemble_checkpoints(checkpoints, len(models)))

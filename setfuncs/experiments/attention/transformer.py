@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-__all__ = ["MIN_SCALE", "where_to_theta", "inverse_theta", "glimpse", "place", "where_to_boxes"]
+__all__ = ["MIN_SCALE", "where_to_theta", "inverse_theta", "affine_grid", "glimpse", "place", "where_to_boxes"]
 
 #: The smallest scale the transformer uses (larger scales pass unchanged).
 MIN_SCALE = 0.05
@@ -49,12 +49,27 @@ def inverse_theta(z_where: Tensor) -> Tensor:
                         torch.stack([zero, 1 / s, -z_where[:, 2] / s], -1)], 1)
 
 
+def affine_grid(theta: Tensor, h: int, w: int) -> Tensor:
+    r"""The sampling grid ``[B, h, w, 2]`` of the affine maps ``theta [B, 2, 3]``: at output pixel
+    :math:`(j, k)`, :math:`\theta\,(u_k, v_j, 1)^\top` with the pixel centres
+    :math:`u_k = (2k + 1)/w - 1`, :math:`v_j = (2j + 1)/h - 1` (``align_corners=False``).
+
+    What :func:`torch.nn.functional.affine_grid` computes, as one batched matrix product, which
+    ``torch.vmap`` batches over an ensemble's models at once (it runs ``affine_grid`` model by model)
+    (``tests/test_attention_model.py``)."""
+    u = (2 * torch.arange(w, dtype=theta.dtype, device=theta.device) + 1) / w - 1
+    v = (2 * torch.arange(h, dtype=theta.dtype, device=theta.device) + 1) / h - 1
+    base = torch.stack([u.expand(h, w), v[:, None].expand(h, w), torch.ones(h, w, dtype=theta.dtype,
+                                                                            device=theta.device)], -1)
+    return torch.matmul(base.view(1, h * w, 3), theta.transpose(1, 2)).view(theta.shape[0], h, w, 2)
+
+
 def glimpse(canvas: Tensor, z_where: Tensor, size: int) -> Tensor:
     """The ``size x size`` glimpses ``[B, size, size]`` of the canvases ``[B, H, W]`` at ``z_where [B, 3]``."""
     if canvas.ndim != 3:
         raise ValueError(f"canvas must be [B, H, W], got shape {tuple(canvas.shape)}")
     theta = where_to_theta(_check_where(z_where, canvas.shape[0]))
-    grid = F.affine_grid(theta, [canvas.shape[0], 1, size, size], align_corners=False)
+    grid = affine_grid(theta, size, size)
     return F.grid_sample(canvas.unsqueeze(1), grid, mode="bilinear", padding_mode="zeros",
                          align_corners=False).squeeze(1)
 
@@ -66,7 +81,7 @@ def place(glimpses: Tensor, z_where: Tensor, canvas_size: int | tuple[int, int])
         raise ValueError(f"glimpses must be [B, g, g], got shape {tuple(glimpses.shape)}")
     h, w = (canvas_size, canvas_size) if isinstance(canvas_size, int) else canvas_size
     theta = inverse_theta(_check_where(z_where, glimpses.shape[0]))
-    grid = F.affine_grid(theta, [glimpses.shape[0], 1, h, w], align_corners=False)
+    grid = affine_grid(theta, h, w)
     return F.grid_sample(glimpses.unsqueeze(1), grid, mode="bilinear", padding_mode="zeros",
                          align_corners=False).squeeze(1)
 

@@ -26,6 +26,14 @@ Larger values make the baseline nearly useless: the mean absolute error of EM's 
 the clusters overlap clearly, the mixture stays bimodal for equal weights (the means are
 :math:`2.9\,\sigma` apart) and EM still beats a constant.
 
+**Other spreads.** Every sampler here, :func:`test_populations` and :func:`mixture_log_density`
+take ``std`` (default :data:`COMPONENT_STD`). It scales the Gaussian noise and nothing else: the
+generator's draws and their order do not depend on it, so a population at another ``std`` has
+the same weights, means, component labels and standard-normal noise as at 0.7, and the default
+streams are those of every committed run (``tests/test_mixture_sigma.py`` checks their
+fingerprints). ``scripts/probes/mixture_sigma_models.py`` trains models at 0.5, 0.6 and 0.7
+(:mod:`~setfuncs.experiments.mixture.sensitivity`).
+
 **Population sizes.** Training draws a new ``N`` for every gradient step with
 :math:`P(N = n) \propto n` on ``n = 20, ..., 150`` (:data:`TRAIN_SIZES`; mean 102, so training is
 centred on the paper's test size of 100); a batch shares one ``N`` (``mask=None``).
@@ -122,24 +130,27 @@ def sample_labelled_particles(weights: Tensor, means: Tensor, n: int, generator:
     return (mu + std * noise).float(), second
 
 
-def sample_particles(weights: Tensor, means: Tensor, n: int,
-                     generator: torch.Generator | None = None) -> Tensor:
-    """``n`` particles from each mixture ``(weights [B, 2], means [B, 2, 2])``: ``[B, n, 2]`` float32."""
-    return sample_labelled_particles(weights, means, n, generator)[0]
+def sample_particles(weights: Tensor, means: Tensor, n: int, generator: torch.Generator | None = None,
+                     std: float = COMPONENT_STD) -> Tensor:
+    """``n`` particles from each mixture ``(weights [B, 2], means [B, 2, 2])`` with component standard
+    deviation ``std``: ``[B, n, 2]`` float32."""
+    return sample_labelled_particles(weights, means, n, generator, std)[0]
 
 
-def sample_populations(batch: int, n: int, generator: torch.Generator | None = None) -> Mixtures:
-    """``batch`` populations of ``n`` particles, each from its own random mixture."""
+def sample_populations(batch: int, n: int, generator: torch.Generator | None = None,
+                       std: float = COMPONENT_STD) -> Mixtures:
+    """``batch`` populations of ``n`` particles, each from its own random mixture with component
+    standard deviation ``std``."""
     _check_positive(batch=batch, n=n)
     weights, means = sample_mixtures(batch, generator)
-    return Mixtures(sample_particles(weights, means, n, generator), weights, means)
+    return Mixtures(sample_particles(weights, means, n, generator, std), weights, means)
 
 
-def mixture_batch(batch: int, n: int,
-                  generator: torch.Generator | None = None) -> tuple[Tensor, Tensor, None]:
+def mixture_batch(batch: int, n: int, generator: torch.Generator | None = None,
+                  std: float = COMPONENT_STD) -> tuple[Tensor, Tensor, None]:
     """A training batch ``(x [B, n, 2], y [B, 1], None)`` for :func:`setfuncs.train.fit`; ``y`` is the
-    smaller true weight (float32)."""
-    populations = sample_populations(batch, n, generator)
+    smaller true weight (float32), ``std`` the components' standard deviation."""
+    populations = sample_populations(batch, n, generator, std)
     return populations.x, populations.smaller_weight[:, None].float(), None
 
 
@@ -161,20 +172,21 @@ def sample_population_size(generator: torch.Generator | None = None,
 
 
 def training_sampler(batch: int, generator: torch.Generator | None = None,
-                     sizes: tuple[int, int] = TRAIN_SIZES):
+                     sizes: tuple[int, int] = TRAIN_SIZES, std: float = COMPONENT_STD):
     """A sampler for :func:`setfuncs.train.fit`: every call draws ``N`` (:math:`\\propto n`), then a
-    :func:`mixture_batch` of ``batch`` populations of ``N`` particles."""
+    :func:`mixture_batch` of ``batch`` populations of ``N`` particles (component standard deviation
+    ``std``)."""
     _check_positive(batch=batch)
     n, p = population_size_probabilities(sizes)
 
     def sample() -> tuple[Tensor, Tensor, None]:
-        return mixture_batch(batch, int(n[torch.multinomial(p, 1, generator=generator)]), generator)
+        return mixture_batch(batch, int(n[torch.multinomial(p, 1, generator=generator)]), generator, std)
 
     return sample
 
 
 def padded_training_sampler(batch: int, generator: torch.Generator | None = None,
-                            sizes: tuple[int, int] = TRAIN_SIZES):
+                            sizes: tuple[int, int] = TRAIN_SIZES, std: float = COMPONENT_STD):
     r"""The batches of :func:`training_sampler` (the same draws from ``generator``), each padded to
     the largest size ``sizes[1]`` with zeros and returned with their mask (True = a real particle):
     ``(x [B, N_max, 2], y [B, 1], mask [B, N_max])``.
@@ -184,7 +196,7 @@ def padded_training_sampler(batch: int, generator: torch.Generator | None = None
     padding, so the loss and its gradients are those of the unpadded batch
     (``tests/test_mixture_experiment.py``).
     """
-    sample, largest = training_sampler(batch, generator, sizes), sizes[1]
+    sample, largest = training_sampler(batch, generator, sizes, std), sizes[1]
 
     def padded() -> tuple[Tensor, Tensor, Tensor]:
         x, y, _ = sample()
@@ -197,26 +209,30 @@ def padded_training_sampler(batch: int, generator: torch.Generator | None = None
 
 
 @lru_cache(maxsize=16)
-def test_populations(count: int, n: int = TEST_POPULATION_SIZE, seed: int = 0) -> Mixtures:
-    """A fixed test set of ``count`` populations of ``n`` particles, drawn with ``seed``.
+def test_populations(count: int, n: int = TEST_POPULATION_SIZE, seed: int = 0,
+                     std: float = COMPONENT_STD) -> Mixtures:
+    """A fixed test set of ``count`` populations of ``n`` particles, drawn with ``seed``, with component
+    standard deviation ``std`` (the same mixtures and noise at every ``std``, see the module).
 
     Cached per process, so the returned tensors are shared: do not modify them.
     """
     _check_positive(count=count, n=n)
-    return sample_populations(count, n, torch.Generator().manual_seed(seed))
+    return sample_populations(count, n, torch.Generator().manual_seed(seed), std)
 
 
-def mixture_log_density(points: Tensor, weights: Tensor, means: Tensor) -> Tensor:
+def mixture_log_density(points: Tensor, weights: Tensor, means: Tensor, std: float = COMPONENT_STD) -> Tensor:
     r"""Log density of one true mixture at ``points [..., 2]`` (for contour plots).
 
-    .. math:: \log p(x) = \log \sum_k w_k\, \mathcal N(x; \mu_k, \sigma^2 I)
+    .. math:: \log p(x) = \log \sum_k w_k\, \mathcal N(x; \mu_k, \sigma^2 I), \quad \sigma = \text{std}
 
     ``weights`` ``[2]`` and ``means`` ``[2, 2]`` of one population, e.g. ``populations.weights[i]``.
     """
     if weights.shape != (2,) or means.shape != (2, 2):
         raise ValueError(f"need the weights [2] and means [2, 2] of one population, got "
                          f"{tuple(weights.shape)} and {tuple(means.shape)}; index a batch first")
+    if not std > 0:
+        raise ValueError(f"std must be positive, got {std!r}")
     points = points.to(torch.float64)
     squared = ((points[..., None, :] - means.to(torch.float64)) ** 2).sum(-1)      # [..., 2]
-    log_normal = -squared / (2 * COMPONENT_STD ** 2) - math.log(2 * math.pi * COMPONENT_STD ** 2)
+    log_normal = -squared / (2 * std ** 2) - math.log(2 * math.pi * std ** 2)
     return torch.logsumexp(log_normal + weights.to(torch.float64).log(), dim=-1)

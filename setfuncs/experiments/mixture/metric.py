@@ -82,13 +82,15 @@ def bootstrap_samples(x: Tensor, n: int, bootstraps: int = BOOTSTRAPS, seed: int
 def model_estimates(model: nn.Module, samples: Tensor) -> Tensor:
     """The model's point estimates (Beta means) of ``samples [..., n, 2]``: ``[...]`` float64.
 
-    Runs in eval mode, in chunks of at most :data:`MAX_PARTICLES_PER_CHUNK` particles.
+    Runs in eval mode on the model's device, in chunks of at most :data:`MAX_PARTICLES_PER_CHUNK`
+    particles; the estimates are returned on the CPU.
     """
     shape, n = samples.shape[:-2], samples.shape[-2]
     flat = samples.reshape(-1, n, samples.shape[-1]).float()
     chunk = max(1, MAX_PARTICLES_PER_CHUNK // n)
+    device = next(model.parameters()).device
     model.eval()
-    means = [beta_mean(model(flat[i:i + chunk])) for i in range(0, flat.shape[0], chunk)]
+    means = [beta_mean(model(flat[i:i + chunk].to(device))).cpu() for i in range(0, flat.shape[0], chunk)]
     return torch.cat(means).double().reshape(shape)
 
 

@@ -54,7 +54,11 @@ def ensemble_stream(seeds: tuple[int, ...], steps: int, batch: int, device: str)
     configuration reuses it). Drawn on the CPU, one seed after another (each seed's draws are a loop
     of small operations that hold the GIL)."""
     streams = [training_stream(seed, steps, batch) for seed in seeds]
-    return tuple(torch.stack([stream[k] for stream in streams], dim=1).to(device) for k in range(3))
+    x, y, sizes = (torch.stack([stream[k] for stream in streams], dim=1) for k in range(3))
+    if not bool((sizes >= 1).all()):      # checked once here: fit_ensemble reads no mask values on a GPU
+        raise ValueError(f"the mixture stream of seeds {seeds} holds an empty population; TRAIN_SIZES must start at 1 "
+                         f"or more")
+    return x.to(device), y.to(device), sizes.to(device)
 
 
 def stacked_sampler(x: Tensor, y: Tensor, sizes: Tensor) -> Callable[[], tuple[Tensor, Tensor, Tensor]]:

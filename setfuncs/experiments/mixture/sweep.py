@@ -62,7 +62,8 @@ from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, 
 
 from . import em as em_module
 from ..collapse import COLLAPSE_RATIO, collapse_record
-from .data import SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, mixture_description, test_populations, training_sampler
+from .data import (COMPONENT_STD, SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, mixture_description, test_populations,
+                   training_sampler)
 from .loss import beta_mean, beta_nll, marginal_beta, marginal_head_bias
 from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_ratio,
                      model_estimates, scott_bandwidth)
@@ -129,20 +130,22 @@ def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf
 
 
 @lru_cache(maxsize=32)
-def _test_samples(test_size: int, n: int, bootstraps: int) -> torch.Tensor:
-    """The bootstrap subsamples ``[P, K, n, 2]`` of the test populations (shared by every run)."""
-    return bootstrap_samples(test_populations(test_size, TEST_POPULATION_SIZE, TEST_SEED).x, n,
+def _test_samples(test_size: int, n: int, bootstraps: int, std: float = COMPONENT_STD) -> torch.Tensor:
+    """The bootstrap subsamples ``[P, K, n, 2]`` of the test populations with component standard
+    deviation ``std`` (shared by every run)."""
+    return bootstrap_samples(test_populations(test_size, TEST_POPULATION_SIZE, TEST_SEED, std).x, n,
                              bootstraps, BOOTSTRAP_SEED)
 
 
 @lru_cache(maxsize=32)
-def _em_reference(test_size: int, n: int, bootstraps: int) -> np.ndarray:
-    """EM's estimates ``[P, K]`` of :func:`_test_samples` (computed once per process)."""
-    return em_estimates(_test_samples(test_size, n, bootstraps)).numpy()
+def _em_reference(test_size: int, n: int, bootstraps: int, std: float = COMPONENT_STD) -> np.ndarray:
+    """EM's estimates ``[P, K]`` of :func:`_test_samples` (computed once per process and ``std``)."""
+    return em_estimates(_test_samples(test_size, n, bootstraps, std)).numpy()
 
 
-def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
-    """The metric of ``model`` on the test populations at every size of ``budget``.
+def evaluate_metric(model: torch.nn.Module, budget: Budget, std: float = COMPONENT_STD) -> dict:
+    """The metric of ``model`` on the test populations at every size of ``budget``, their components'
+    standard deviation ``std`` (:func:`~setfuncs.experiments.mixture.data.test_populations`).
 
     Returns ``metric_by_population_size`` (``{"5": median over populations, ...}``),
     ``metric_per_population`` (``{"5": [one value per population], ...}``) and ``kde_floor_hits``
@@ -150,14 +153,14 @@ def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
     :data:`~setfuncs.experiments.mixture.metric.MIN_BANDWIDTH`). A FloatingPointError if the
     model's estimates are not all finite (a broken model: the run is recorded as diverged).
     """
-    truth = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED).smaller_weight.numpy()
+    truth = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED, std).smaller_weight.numpy()
     by_size, per_population, floor_hits = {}, {}, 0
     for n in budget.test_population_sizes:
-        ours = model_estimates(model, _test_samples(budget.test_size, n, budget.bootstraps)).numpy()
+        ours = model_estimates(model, _test_samples(budget.test_size, n, budget.bootstraps, std)).numpy()
         if not np.isfinite(ours).all():
             raise FloatingPointError(f"{int((~np.isfinite(ours)).sum())} of the model's {ours.size} estimates at "
                                      f"n = {n} are NaN or infinite")
-        theirs = _em_reference(budget.test_size, n, budget.bootstraps)
+        theirs = _em_reference(budget.test_size, n, budget.bootstraps, std)
         values = [log_score_ratio(o, t, w) for o, t, w in zip(ours, theirs, truth)]
         floor_hits += sum(scott_bandwidth(o) < MIN_BANDWIDTH for o in ours)
         by_size[str(n)] = float(np.median(values))
@@ -167,15 +170,15 @@ def evaluate_metric(model: torch.nn.Module, budget: Budget) -> dict:
 
 
 def train_model(setting: str, equivariant: str, final: str, seed: int, budget: Budget,
-                progress: bool = True, device: str = "cpu", checkpoints: Checkpoints | None = None
-                ) -> tuple[sf.DeepSet, TrainingLog]:
+                progress: bool = True, device: str = "cpu", checkpoints: Checkpoints | None = None,
+                std: float = COMPONENT_STD) -> tuple[sf.DeepSet, TrainingLog]:
     """Train one configuration with one seed (:func:`~setfuncs.experiments.sweeps.train_configuration`
-    on fresh populations, a new size ``N`` at every step): the model (in eval mode) and its Beta NLL
-    at every step. On ``device`` (a GPU: the population size changes from step to step, so the step
-    is not graphed and :func:`~setfuncs.train.fit` says so once); ``checkpoints``
-    (:func:`test_checkpoints`) record the test NLL during training."""
+    on fresh populations, a new size ``N`` at every step, component standard deviation ``std``): the
+    model (in eval mode) and its Beta NLL at every step. On ``device`` (a GPU: the population size
+    changes from step to step, so the step is not graphed and :func:`~setfuncs.train.fit` says so
+    once); ``checkpoints`` (:func:`test_checkpoints`) record the test NLL during training."""
     return train_configuration(setting, equivariant, final, seed, budget, marginal_head_bias(*SMALLER_WEIGHT_RANGE),
-                               lambda generator: training_sampler(budget.batch, generator), beta_nll,
+                               lambda generator: training_sampler(budget.batch, generator, std=std), beta_nll,
                                progress, device, checkpoints)
 
 
@@ -195,10 +198,11 @@ def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[i
                                         beta_nll, progress, device, checkpoints)
 
 
-def test_checkpoints(budget: Budget) -> Checkpoints:
-    """The Beta NLL of the test populations' smaller weights (``test_nll``) at the
-    :func:`~setfuncs.experiments.protocol.checkpoint_steps` of ``budget``, on the model's device."""
-    test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
+def test_checkpoints(budget: Budget, std: float = COMPONENT_STD) -> Checkpoints:
+    """The Beta NLL of the test populations' smaller weights (``test_nll``; component standard deviation
+    ``std``) at the :func:`~setfuncs.experiments.protocol.checkpoint_steps` of ``budget``, on the
+    model's device."""
+    test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED, std)
 
     def nll(model: sf.DeepSet) -> float:
         device = next(model.parameters()).device
@@ -207,19 +211,21 @@ def test_checkpoints(budget: Budget) -> Checkpoints:
     return Checkpoints("test_nll", checkpoint_steps(budget.steps), nll)
 
 
-def evaluate_run(model: torch.nn.Module, budget: Budget) -> dict:
-    """The metrics of a trained ``model``, on the CPU: ``test_nll`` and ``test_mae`` (Beta NLL and
-    absolute error of the Beta mean on the whole test populations), ``spread_ratio`` and
-    ``collapsed`` of the Beta means, ``metric`` (the median metric at ``n = 100``) and the three
-    keys of :func:`evaluate_metric`."""
-    model.cpu()
-    test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
+def evaluate_run(model: torch.nn.Module, budget: Budget, std: float = COMPONENT_STD, device: str = "cpu") -> dict:
+    """The metrics of a trained ``model``, on ``device`` (a run trained alone: the CPU; an ensemble: its
+    training device, where the model's estimates of the bootstrap samples cost seconds instead of
+    minutes), on the test populations with component standard
+    deviation ``std``: ``test_nll`` and ``test_mae`` (Beta NLL and absolute error of the Beta mean on
+    the whole test populations), ``spread_ratio`` and ``collapsed`` of the Beta means, ``metric``
+    (the median metric at ``n = 100``) and the three keys of :func:`evaluate_metric`."""
+    model.to(device)
+    test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED, std)
     with torch.no_grad():
-        output = model(test.x)
+        output = model(test.x.to(device)).cpu()
         metrics = {"test_nll": float(beta_nll(output, test.smaller_weight[:, None])),
                    "test_mae": float((beta_mean(output).double() - test.smaller_weight).abs().mean()),
                    **collapse_record(beta_mean(output), test.smaller_weight)}
-    evaluation = evaluate_metric(model, budget)
+    evaluation = evaluate_metric(model, budget, std)
     return {**metrics, "metric": evaluation["metric_by_population_size"][str(METRIC_SIZE)], **evaluation}
 
 
@@ -245,14 +251,16 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
 def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     """:func:`run_one` for several seeds of one configuration, trained as one ensemble
     (:func:`train_ensemble`, each seed with its :func:`test_checkpoints`) and evaluated one by one on
-    the CPU (:func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`); ``tasks`` are
+    the training device (:func:`evaluate_run`: the estimates equal the CPU's up to float rounding;
+    the EM reference and the density estimates stay on the CPU)
+    (:func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`); ``tasks`` are
     :func:`run_one`'s argument tuples, equal but for the seed."""
     setting, equivariant, final, _, budget, progress, device = tasks[0]
     checkpoints = [test_checkpoints(budget) for _ in tasks]
     return run_configuration_ensemble(
         tasks, RUN_SCHEMA,
         lambda seeds: train_ensemble(setting, equivariant, final, seeds, budget, progress, device, checkpoints),
-        lambda model: evaluate_run(model, budget), checkpoints)
+        lambda model: evaluate_run(model, budget, device=device), checkpoints)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:

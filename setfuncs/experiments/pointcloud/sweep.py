@@ -26,6 +26,15 @@ probabilities at 1,000 particles against the one-hot labels).
 and shuffles and augments its batches with ``numpy.random.default_rng(TRAIN_SEED + seed)``; the
 data (:data:`DATA_SEED`) and the test subsets (:data:`~setfuncs.experiments.sweeps.TEST_SEED`)
 are the same for every run.
+
+**On a GPU** (``engine.device`` ``cuda``) the missing seeds of each column train together as one
+ensemble (:func:`run_ensemble`, :func:`train_ensemble`), column after column: every seed's model
+is initialised as in :func:`run_one`, and its batches are the ones :func:`run_one` draws, made on
+the device from the seed's draws (:mod:`~setfuncs.experiments.pointcloud.stream`, drawn once per
+worker process and shared by the columns). The records are :func:`run_one`'s, plus ``ensemble``
+(its size and training time). Dropout then draws its masks per model from one generator
+(``torch.vmap(randomness="different")``), so with dropout an ensemble's run is not the run
+:func:`run_one` trains with the same seed, though it is one of the same distribution.
 """
 
 from __future__ import annotations
@@ -48,18 +57,18 @@ from ..engine import Engine
 from ..protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_training
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
-from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks
+from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, run_configuration_ensemble
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
 from .evaluate import accuracy, accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
 from .modelnet import MODELNET_URL, load_modelnet40
 from .preprocess import CLIP, ROTATION_RANGE, SCALE_RANGE
 from .shapes import shapes_description, synthetic_shapes
-from .train import milestones, train_classifier
+from .train import milestones, train_classifier, train_classifier_ensemble
 
 __all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
-           "make_model",
-           "train_model", "test_checkpoints", "evaluate_run", "run_one", "table2_tasks", "provenance", "sweep"]
+           "make_model", "train_model", "train_ensemble", "test_checkpoints", "evaluate_run", "run_one", "run_ensemble",
+           "table2_tasks", "provenance", "sweep"]
 
 #: The data sets a sweep can use.
 DATA_SETS = ("shapes", "modelnet40")
@@ -148,6 +157,29 @@ def train_model(spec: str, seed: int, budget: Budget, clouds: PointClouds, progr
                                                           device=device, checkpoints=checkpoints))
 
 
+def train_ensemble(spec: str, seeds: Sequence[int], budget: Budget, clouds: PointClouds, progress: bool = True,
+                   device: str = "cpu", checkpoints: Sequence[Checkpoints] | None = None
+                   ) -> list[tuple[PointCloudClassifier, TrainingLog | FloatingPointError]]:
+    """Train one column with ``seeds`` as one ensemble on ``device``
+    (:func:`~setfuncs.experiments.pointcloud.train.train_classifier_ensemble`): per seed, the model
+    (in eval mode, on ``device``) and its losses, or the error of a diverged run.
+
+    Seed ``s``'s model is built after ``torch.manual_seed(s)`` and trains on the batches of
+    ``numpy.random.default_rng(TRAIN_SEED + s)``, as in :func:`train_model`; without dropout
+    (``budget.dropout`` 0) it trains as there, up to float rounding; with dropout its masks differ
+    (:mod:`~setfuncs.experiments.pointcloud.sweep`). ``checkpoints``: one :func:`test_checkpoints` per seed.
+    """
+    if len(seeds) == 0:
+        raise ValueError("train_ensemble needs at least one seed, got none")
+    models = []
+    for seed in seeds:
+        torch.manual_seed(seed)
+        models.append(make_model(spec, len(clouds.class_names), budget, clouds.train_y))
+    logs = train_classifier_ensemble(models, clouds.train_x, clouds.train_y, budget, [TRAIN_SEED + s for s in seeds],
+                                     progress, f"{spec} seeds {seeds[0]}..{seeds[-1]}", device, checkpoints)
+    return list(zip(models, logs))
+
+
 def test_checkpoints(budget: Budget, clouds: PointClouds) -> Checkpoints:
     """The test accuracy at 1,000 particles (Table 2's first size) at the
     :func:`~setfuncs.experiments.protocol.checkpoint_steps` of ``budget``, on the model's device."""
@@ -155,12 +187,13 @@ def test_checkpoints(budget: Budget, clouds: PointClouds) -> Checkpoints:
                        lambda model: accuracy(model, clouds.test_x, clouds.test_y, TABLE_SIZES[0]))
 
 
-def evaluate_run(model: PointCloudClassifier, budget: Budget, clouds: PointClouds) -> dict:
-    """The metrics of a trained ``model``, on the CPU: ``parameters`` (trainable), ``accuracy`` (at
-    1,000 particles), ``accuracy_by_population_size`` (``{"10": ..., "1000": ...}``, fractions in
-    [0, 1]), ``spread_ratio`` and ``collapsed``
-    (:func:`~setfuncs.experiments.collapse.collapse_record` at 1,000 particles)."""
-    model.cpu()
+def evaluate_run(model: PointCloudClassifier, budget: Budget, clouds: PointClouds, device: str = "cpu") -> dict:
+    """The metrics of a trained ``model``, on ``device`` (a run trained alone: the CPU; an ensemble: its
+    training device): ``parameters`` (trainable), ``accuracy`` (at 1,000 particles),
+    ``accuracy_by_population_size`` (``{"10": ..., "1000": ...}``, fractions in [0, 1]),
+    ``spread_ratio`` and ``collapsed`` (:func:`~setfuncs.experiments.collapse.collapse_record` at
+    1,000 particles)."""
+    model.to(device)
     by_size = accuracy_by_population_size(model, clouds.test_x, clouds.test_y, evaluation_sizes(budget))
     probs = torch.from_numpy(probabilities(model, clouds.test_x, TABLE_SIZES[0]))
     labels = torch.nn.functional.one_hot(torch.from_numpy(clouds.test_y), len(clouds.class_names))
@@ -178,16 +211,48 @@ def run_one(spec: str, seed: int, budget: Budget, data: Data, progress: bool = F
     throughput), the keys of :func:`evaluate_run`, ``eval_seconds`` and ``error`` (None, or the
     message of a diverged training, whose metrics are then None).
     """
-    equivariant, final = parse_spec(spec)
     clouds = load_data(data, budget)
-    record = {"spec": spec, "equivariant": equivariant, "final": final, "seed": seed, "data": data.name,
-              "epochs": budget.steps * budget.batch / len(clouds.train_x)}
     checkpoints = test_checkpoints(budget, clouds)
-    result = run_protocol(record, RUN_SCHEMA,
+    result = run_protocol(_run_name(spec, seed, budget, data, clouds), RUN_SCHEMA,
                           lambda: train_model(spec, seed, budget, clouds, progress, device, checkpoints),
                           lambda model: evaluate_run(model, budget, clouds), checkpoints)
+    return _with_throughput(result, budget)
+
+
+def _run_name(spec: str, seed: int, budget: Budget, data: Data, clouds: PointClouds) -> dict:
+    """What names a run in its record: ``spec, equivariant, final, seed, data, epochs``."""
+    equivariant, final = parse_spec(spec)
+    return {"spec": spec, "equivariant": equivariant, "final": final, "seed": seed, "data": data.name,
+            "epochs": budget.steps * budget.batch / len(clouds.train_x)}
+
+
+def _with_throughput(result: dict, budget: Budget) -> dict:
+    """``result`` with ``clouds_per_second`` = steps x batch / ``train_seconds`` (None for a run that diverged)."""
     trained = result["training"] is not None
     return {**result, "clouds_per_second": budget.steps * budget.batch / result["train_seconds"] if trained else None}
+
+
+def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
+    """:func:`run_one` for several seeds of one column, trained as one ensemble (:func:`train_ensemble`,
+    each seed with its :func:`test_checkpoints`) and evaluated one by one on the training device, so
+    that the evaluation does not set the pace of a GPU sweep (predictions equal the CPU's up to float
+    rounding) (:func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`); ``tasks`` are :func:`run_one`'s
+    argument tuples ``(spec, seed, budget, data, progress, device)``, equal but for the seed.
+
+    The records are :func:`run_one`'s plus ``ensemble`` (size and training time); ``train_seconds``
+    is the ensemble's training time over its size, so ``clouds_per_second`` is the ensemble's.
+    """
+    if not tasks:
+        raise ValueError("run_ensemble needs at least one task, run_one's arguments (spec, seed, budget, data, "
+                         "progress, device)")
+    spec, _, budget, data, progress, device = tasks[0]
+    clouds = load_data(data, budget)
+    checkpoints = [test_checkpoints(budget, clouds) for _ in tasks]
+    records = run_configuration_ensemble(
+        tasks, RUN_SCHEMA, lambda seeds: train_ensemble(spec, seeds, budget, clouds, progress, device, checkpoints),
+        lambda model: evaluate_run(model, budget, clouds, device), checkpoints, seed_at=1,
+        record=lambda args: _run_name(args[0], args[1], budget, data, clouds))
+    return [_with_throughput(record, budget) for record in records]
 
 
 def table2_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None, device: str = "cpu"
@@ -250,6 +315,8 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
         restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.
         progress: a tqdm bar over runs.
 
+    On a GPU the missing seeds of each column train as one ensemble instead (:func:`run_ensemble`).
+
     Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
     plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
@@ -257,4 +324,4 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     specs, tasks = table2_tasks(runs, budget, data, configurations, engine.trains_on)
     header = provenance(budget, runs, specs, data)
     return run_experiment(run_one, tasks, header, RUN_SCHEMA, out_path, engine, restart, progress,
-                          "point-cloud sweep", identity=sweep_identity(header, data=data.name))
+                          "point-cloud sweep", identity=sweep_identity(header, data=data.name), run_many=run_ensemble)
