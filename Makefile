@@ -14,6 +14,10 @@ export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
 NOTEBOOKS := $(wildcard book/*.ipynb)
+# The two longest chapters first (results/benchmarks/chapter-times.json), so that the two workers
+# do not end with one of them running alone.
+LONGEST := book/11_attention.ipynb book/06_learnable_aggregations.ipynb
+LONGEST_FIRST := $(LONGEST) $(filter-out $(LONGEST),$(NOTEBOOKS))
 # Two kernels that start at the same moment can pick the same random port (jupyter_client /
 # nbmake issue #129: "Kernel died before replying to kernel_info"). Only that start-up failure is
 # retried; a notebook that fails while running fails the build.
@@ -107,7 +111,7 @@ notebooks: setup
 	rm -rf $(EXECUTED)
 	mkdir -p $(EXECUTED)
 	cp $(NOTEBOOKS) $(EXECUTED)/
-	$(PY) -m pytest -n 2 --nbmake --overwrite $(EXECUTED)/*.ipynb $(KERNEL_START_RERUN)
+	$(PY) -m pytest -n 2 --nbmake --overwrite $(addprefix $(EXECUTED)/,$(notdir $(LONGEST_FIRST))) $(KERNEL_START_RERUN)
 
 browser: setup /usr/bin/chromium
 	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest tests/test_browser.py
