@@ -10,8 +10,12 @@ r-lse/r-lse, the point-cloud classifier (width 256, 1,000 particles, batch 64, t
 equivariant layers) for max/max and r-lse/r-lse, and the mixture experiment at its MEDIUM budget
 (the reruns': width 48, batch 32) for max/max and r-lse/r-lse, where eager training draws a new
 population size every step (as the sweep's one-by-one runs do) and the graphed and ensemble modes
-train on batches padded to the largest size with a mask (as its GPU ensembles do). The data is made
-once on the device, as the sweeps' shared streams are, so the numbers are the step's own.
+train on batches padded to the largest size with a mask (as its GPU ensembles do), and the two
+other reruns of ``scripts/gpu_sweeps.sh`` at their MEDIUM shapes: the point-cloud classifier (width
+64, batch 32, 1,000 particles; ``--only pointcloud-medium``) and AIR with a set localiser (``mean``
+and ``r-lse``, batch 32, 200 particles, trained on its negative ELBO as an objective; ``--only
+attention``). The data is made once on the device, as the sweeps' shared streams are, so the
+numbers are the step's own.
 
 A step's time is the *marginal* one: ``fit`` is run for ``w`` and for ``w + steps`` steps and the
 difference divided by ``steps``, which leaves out the warm-up, the capture and the compilation of
@@ -25,7 +29,10 @@ model-steps). The last lines project the circle FULL sweep (36 configurations x 
 steps) from the measured ensemble rates, training only (no data, no evaluation): a projection,
 not a measurement (the sweep command's own wall time is in its results file). With
 ``--circle-specs paper --modes ensemble`` every one of the 36 configurations is measured, and the
-projection is their sum.
+projection is their sum. For each MEDIUM rerun (the mixture, point clouds, attention: configurations
+x 10 seeds x steps) the same projection in minutes, from the slowest and fastest spec timed.
+``--specs`` (with ``--only``) times other specs of one experiment; ``tests/test_benchmark_training.py``
+runs the benchmark in CI-sized form.
 """
 
 from __future__ import annotations
@@ -47,8 +54,15 @@ from setfuncs.experiments.mixture import MEDIUM as MIXTURE_MEDIUM
 from setfuncs.experiments.mixture import make_model as mixture_deep_set
 from setfuncs.experiments.mixture.data import padded_training_sampler, training_sampler
 from setfuncs.experiments.mixture.loss import beta_nll
-from setfuncs.experiments.sweeps import all_configurations, paper_configurations, spec_of
+from setfuncs.experiments.sweeps import RERUN_SEEDS, all_configurations, paper_configurations, spec_of
+from setfuncs.experiments.attention import CANVAS_SIZE
+from setfuncs.experiments.attention.budget import MEDIUM as ATTENTION_MEDIUM
+from setfuncs.experiments.attention.sweep import SPECS as ATTENTION_SPECS
+from setfuncs.experiments.attention.train import make_air, negative_elbo_per_pixel
 from setfuncs.experiments.pointcloud.budget import FULL as CLOUD_FULL
+from setfuncs.experiments.pointcloud.budget import MEDIUM as CLOUD_MEDIUM
+from setfuncs.experiments.pointcloud.shapes import SHAPE_NAMES
+from setfuncs.experiments.pointcloud.sweep import COLUMNS as CLOUD_COLUMNS
 from setfuncs.experiments.pointcloud.model import PointCloudClassifier
 from setfuncs.steps import resolve_device
 from setfuncs.train import fit
@@ -57,6 +71,7 @@ CIRCLE_SPECS = ["max/max", "r-max/r-max", "r-lse/r-lse"]
 PAPER_CIRCLE_SPECS = [spec_of(*configuration) for configuration in paper_configurations()]
 CLOUD_SPECS = ["max/max", "r-lse/r-lse"]
 MIXTURE_SPECS = ["max/max", "r-lse/r-lse"]
+ATTENTION_BENCH_SPECS = ["mean", "r-lse"]
 MIXTURE_CONFIGURATIONS = {spec_of(*c): c for c in all_configurations()}
 CLASSES = 40
 
@@ -70,6 +85,16 @@ def cloud_model(spec: str) -> nn.Module:
     b = CLOUD_FULL
     return PointCloudClassifier(CLASSES, spec, hidden=b.hidden, equivariant_layers=b.equivariant_layers,
                                 dropout=b.dropout, steps=b.recurrent_steps)
+
+
+def cloud_medium_model(spec: str) -> nn.Module:
+    b = CLOUD_MEDIUM
+    return PointCloudClassifier(len(SHAPE_NAMES), spec, hidden=b.hidden, equivariant_layers=b.equivariant_layers,
+                                dropout=b.dropout, steps=b.recurrent_steps)
+
+
+def attention_model(spec: str) -> nn.Module:
+    return make_air(spec, ATTENTION_MEDIUM, CANVAS_SIZE)
 
 
 def mixture_model(spec: str) -> nn.Module:
@@ -90,6 +115,19 @@ def circle_batch(device: torch.device, g: torch.Generator, mode: str) -> tuple:
 def cloud_batch(device: torch.device, g: torch.Generator, mode: str) -> tuple:
     return (torch.randn(CLOUD_FULL.batch, CLOUD_FULL.points, 3, generator=g).to(device),
             torch.randint(CLASSES, (CLOUD_FULL.batch,), generator=g).to(device), None)
+
+
+def cloud_medium_batch(device: torch.device, g: torch.Generator, mode: str) -> tuple:
+    return (torch.randn(CLOUD_MEDIUM.batch, CLOUD_MEDIUM.points, 3, generator=g).to(device),
+            torch.randint(len(SHAPE_NAMES), (CLOUD_MEDIUM.batch,), generator=g).to(device), None)
+
+
+def attention_batch(device: torch.device, g: torch.Generator, mode: str) -> tuple:
+    """Canvases ``[B, 32, 32]`` in [0, 1] and ``particles`` in the normalised frame, as ``(x, y, None)``
+    the way the attention objective reads them (``y``: the particles)."""
+    b = ATTENTION_MEDIUM
+    return (torch.rand(b.batch, CANVAS_SIZE, CANVAS_SIZE, generator=g).to(device),
+            (2 * torch.rand(b.batch, b.particles, 2, generator=g) - 1).to(device), None)
 
 
 def synchronize(device: torch.device) -> None:
@@ -126,13 +164,15 @@ def cells_from_products() -> Iterator[None]:
 
 
 def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, spec: str, mode: str,
-            device: torch.device, warm: int, steps: int, seeds: int) -> float:
+            device: torch.device, warm: int, steps: int, seeds: int, objective: bool = False) -> float:
     """Model-steps per second of one spec in one mode (``eager``, ``graphed``, ``ensemble``, or
-    ``products``: graphed on a GPU, eager on a CPU, with :func:`cells_from_products`)."""
+    ``products``: graphed on a GPU, eager on a CPU, with :func:`cells_from_products`). With
+    ``objective``, ``loss`` is the objective of the model and the batch (``fit(objective=...)``)."""
     if mode == "products":
         with cells_from_products():
             return measure(make, batch, loss, spec, "graphed" if device.type == "cuda" else "eager", device, warm,
-                           steps, seeds)
+                           steps, seeds, objective)
+    how = {"loss": None, "objective": loss} if objective else {"loss": loss}
     g = torch.Generator().manual_seed(0)
     data = [batch(device, g, mode) for _ in range(4)]
 
@@ -143,14 +183,14 @@ def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, s
         def train(n: int) -> None:
             torch.manual_seed(0)
             models = [make(spec) for _ in range(seeds)]
-            fit_ensemble(models, lambda: stacked, loss, n, clip=1.0, progress=False, device=device)
+            fit_ensemble(models, lambda: stacked, steps=n, clip=1.0, progress=False, device=device, **how)
         return seeds / marginal_seconds(train, warm, steps, device)
 
     def train(n: int) -> None:
         torch.manual_seed(0)
         cycle = iter(range(10**9))
-        fit(make(spec), lambda: data[next(cycle) % len(data)], loss, n, clip=1.0, progress=False, device=device,
-            graph=(mode == "graphed"))
+        fit(make(spec), lambda: data[next(cycle) % len(data)], steps=n, clip=1.0, progress=False, device=device,
+            graph=(mode == "graphed"), **how)
     return 1.0 / marginal_seconds(train, warm, steps, device)
 
 
@@ -160,12 +200,17 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None,
                         help="timed steps (default: 200 on a GPU, 20 on a CPU; a fifth of it for point clouds on a CPU)")
     parser.add_argument("--seeds", type=int, default=20, help="models in the ensemble (default: 20)")
-    parser.add_argument("--only", choices=["circle", "pointcloud", "mixture"], default=None)
+    parser.add_argument("--only", choices=["circle", "pointcloud", "mixture", "pointcloud-medium", "attention"],
+                        default=None)
     parser.add_argument("--circle-specs", nargs="+", default=CIRCLE_SPECS, metavar="SPEC",
                         help=f"circle specs to time (default: {' '.join(CIRCLE_SPECS)}); 'paper': the paper's 36")
+    parser.add_argument("--specs", nargs="+", default=None, metavar="SPEC",
+                        help="with --only: time these specs of that experiment instead of its default ones")
     parser.add_argument("--modes", nargs="+", choices=["eager", "graphed", "ensemble", "products"], default=None,
                         help="modes to time (default: all the device has; eager is the ratios' baseline)")
     args = parser.parse_args()
+    if args.specs is not None and args.only is None:
+        parser.error("--specs needs --only (the experiment whose specs they are)")
     circle_specs = PAPER_CIRCLE_SPECS if args.circle_specs == ["paper"] else args.circle_specs
     device = resolve_device(args.device)
     gpu = device.type == "cuda"
@@ -179,33 +224,42 @@ def main() -> None:
     products = args.modes is None or "products" in args.modes
     name = torch.cuda.get_device_name(device) if gpu else f"{platform.processor() or 'CPU'}, {torch.get_num_threads()} thread(s)"
     print(f"device: {name}; torch {torch.__version__}; {steps} timed steps after {warm}; ensemble of {args.seeds}")
-    # (name for --only, title, model, batch, loss, specs, fraction of --steps timed on a CPU)
+    # (name for --only, title, model, batch, loss or objective, specs, fraction of --steps timed on a CPU)
     experiments = [("circle", "circle FULL", circle_model, circle_batch, nn.functional.mse_loss, circle_specs, 1),
                    ("pointcloud", "point clouds FULL", cloud_model, cloud_batch, nn.functional.cross_entropy,
                     CLOUD_SPECS, 5),
-                   ("mixture", "mixture MEDIUM", mixture_model, mixture_batch, beta_nll, MIXTURE_SPECS, 1)]
+                   ("mixture", "mixture MEDIUM", mixture_model, mixture_batch, beta_nll, MIXTURE_SPECS, 1),
+                   ("pointcloud-medium", "point clouds MEDIUM", cloud_medium_model, cloud_medium_batch,
+                    nn.functional.cross_entropy, CLOUD_SPECS, 1),
+                   ("attention", "attention MEDIUM", attention_model, attention_batch, negative_elbo_per_pixel,
+                    ATTENTION_BENCH_SPECS, 1)]
     rates: dict[tuple[str, str, str], float] = {}
     for key, title, make, batch, loss, specs, cpu_divisor in experiments:
         if args.only not in (None, key):
             continue
+        specs = args.specs or specs
         n = steps if gpu else max(1, steps // cpu_divisor)
         print(f"\n{title}: model-steps per second (ms per step of one model), ratio to eager")
         for spec in specs:
             cells = []
             for mode in modes + (["products"] if products and "r-" in spec else []):
-                rate = measure(make, batch, loss, spec, mode, device, warm, n, args.seeds)
+                rate = measure(make, batch, loss, spec, mode, device, warm, n, args.seeds, key == "attention")
                 rates[(title, spec, mode)] = rate
                 base = rates.get((title, spec, "eager"))
                 ratio = f" x{rate / base:5.2f}" if base else ""
                 cells.append(f"{mode} {rate:9.1f}/s ({1e3 / rate:7.3f} ms){ratio}")
             print(f"  {spec:<12} " + " | ".join(cells), flush=True)
-    mixture = [rates[("mixture MEDIUM", spec, "ensemble")] for spec in MIXTURE_SPECS
-               if ("mixture MEDIUM", spec, "ensemble") in rates]
-    if mixture:
-        runs = len(all_configurations()) * 10 * MIXTURE_MEDIUM.steps
-        print(f"\nprojection, training only: the mixture rerun's {len(all_configurations())} configurations x 10 seeds x "
-              f"{MIXTURE_MEDIUM.steps} steps at the measured ensemble rates: {runs / max(mixture) / 3600:.2f} h to "
-              f"{runs / min(mixture) / 3600:.2f} h (fastest to slowest spec above)")
+    # (title, the rerun's configurations, seeds, steps): scripts/gpu_sweeps.sh's MEDIUM sweeps
+    reruns = [("mixture MEDIUM", len(all_configurations()), RERUN_SEEDS, MIXTURE_MEDIUM.steps),
+              ("point clouds MEDIUM", len(CLOUD_COLUMNS), RERUN_SEEDS, CLOUD_MEDIUM.steps),
+              ("attention MEDIUM", len(ATTENTION_SPECS), RERUN_SEEDS, ATTENTION_MEDIUM.steps)]
+    for title, configurations, seeds, sweep_steps in reruns:
+        measured = [rate for (name, _, mode), rate in rates.items() if name == title and mode == "ensemble"]
+        if measured:
+            runs = configurations * seeds * sweep_steps
+            print(f"\nprojection, training only: the {title} rerun's {configurations} configurations x {seeds} seeds "
+                  f"x {sweep_steps} steps at the measured ensemble rates: {runs / max(measured) / 60:.1f} min to "
+                  f"{runs / min(measured) / 60:.1f} min (fastest to slowest spec above)")
     circle = {spec: rates[("circle FULL", spec, "ensemble")] for spec in circle_specs
               if ("circle FULL", spec, "ensemble") in rates}
     if not circle:

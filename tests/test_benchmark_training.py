@@ -1,0 +1,49 @@
+"""benchmarks/training.py in CI-sized form, on the CPU: it times the loss path (the mixture's masked
+batches) and the objective path (attention's negative ELBO), eagerly and as an ensemble, and projects
+each rerun's training time from the ensemble rates it measured. (Its GPU numbers come from a lent
+GPU: results/benchmarks/.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def benchmark_module():
+    spec = importlib.util.spec_from_file_location("training_benchmark", ROOT / "benchmarks" / "training.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("only, spec, title, configurations",
+                         [("mixture", "max/max", "mixture MEDIUM", 56), ("attention", "mean", "attention MEDIUM", 10)])
+def test_the_benchmark_times_both_modes_and_projects_the_rerun(monkeypatch, capsys, only: str, spec: str, title: str,
+                                                               configurations: int) -> None:
+    monkeypatch.setattr(sys, "argv", ["training.py", "--device", "cpu", "--only", only, "--specs", spec,
+                                      "--steps", "6", "--seeds", "2", "--modes", "eager", "ensemble"])
+    benchmark_module().main()
+    out = capsys.readouterr().out
+    row = re.search(rf"^\s+{re.escape(spec)}\s+eager\s+([\d.]+)/s .*\| ensemble\s+([\d.]+)/s \(.*\) x\s*([\d.]+)$",
+                    out, re.M)
+    assert row, out
+    eager, ensemble, ratio = map(float, row.groups())
+    assert eager > 0 and ensemble > 0 and ratio == pytest.approx(ensemble / eager, rel=0.01, abs=0.01)
+    projection = re.search(rf"the {title} rerun's {configurations} configurations x 10 seeds x (\d+) steps .*: "
+                           r"([\d.]+) min to ([\d.]+) min", out)
+    assert projection, out
+    steps = int(projection.group(1))
+    assert float(projection.group(2)) == pytest.approx(configurations * 10 * steps / ensemble / 60, rel=0.01)
+
+
+def test_specs_without_an_experiment_are_refused(monkeypatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["training.py", "--device", "cpu", "--specs", "max/max"])
+    with pytest.raises(SystemExit) as stopped:
+        benchmark_module().main()
+    assert stopped.value.code == 2
