@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU checks of issue 14 in one run, on a machine with a CUDA GPU (never in CI):
-#   1. tests/test_cuda.py (graphed = eager, ensembles = seeds one by one, fallbacks, the sweep on a GPU),
+#   1. tests/test_cuda.py (graphed = eager, ensembles = seeds one by one, fallbacks, the sweep on a GPU,
+#      every rerun's ensemble replaying one graph: mixture, attention, point clouds),
 #      with the CPU suites of the same code, in 4 pytest workers;
 #   2. benchmarks/training.py (eager, graphed, ensemble of 20: model-steps per second);
 #   3. the circle sweep command at the FULL budget for two configurations x 20 seeds (max/max, the

@@ -1,5 +1,7 @@
 """On a GPU: the graphed step trains exactly as the eager one, ensembles stay equal to their seeds
-one by one, capture failures fall back once and say why, and the circle sweep trains ensembles.
+one by one, capture failures fall back once and say why, the circle sweep trains ensembles, and the
+ensembles of the other reruns (mixture, attention, point clouds) replay one graph from their first
+step after the warm-up.
 
 Every test here needs a CUDA GPU and skips on a CPU (CI has none); run ``pytest tests/test_cuda.py``
 on a machine with one. The CPU halves of these properties are in ``test_devices.py`` and
@@ -128,3 +130,40 @@ def test_a_stream_labelled_on_the_gpu_has_the_cpu_labels() -> None:
 
     x = training_populations(0, 50, 64)
     torch.testing.assert_close(labels(x.cuda()).cpu(), labels(x), rtol=1e-6, atol=1e-6)
+
+
+# -- the reruns' ensembles (issue 30): every experiment's GPU path captures its step as one graph --
+
+def _graphed_throughout(trained: list, steps: int) -> None:
+    for _, log in trained:
+        assert not isinstance(log, FloatingPointError), log
+        assert log.fallback is None and log.graphed == steps - WARMUP_STEPS, (log.graphed, log.fallback)
+
+
+def test_the_mixture_ensemble_replays_one_graph_on_its_device_stream() -> None:
+    from dataclasses import replace
+    from setfuncs.experiments.mixture import QUICK, train_ensemble
+    budget = replace(QUICK, steps=STEPS)
+    _graphed_throughout(train_ensemble("plain/plain", "max", "max", [0, 1, 2], budget, progress=False, device="cuda"),
+                        STEPS)
+
+
+@pytest.mark.parametrize("spec", ["mean", "r-lse", "image"])
+def test_the_attention_ensemble_replays_one_graph_with_its_noise_inside(spec: str) -> None:
+    from dataclasses import replace
+    from setfuncs.experiments.attention import QUICK
+    from setfuncs.experiments.attention.sweep import Data, train_ensemble
+    budget = replace(QUICK, steps=STEPS)
+    trained = train_ensemble(spec, [0, 1], budget, Data(), device="cuda")
+    _graphed_throughout(trained, STEPS)
+    assert trained[0][1][-1] != trained[1][1][-1]                  # two seeds, two trainings
+
+
+@pytest.mark.parametrize("spec", ["max/max", "r-lse/r-lse"])
+def test_the_point_cloud_ensemble_replays_one_graph_with_dropout_inside(spec: str) -> None:
+    from dataclasses import replace
+    from setfuncs.experiments.pointcloud.budget import QUICK
+    from setfuncs.experiments.pointcloud.sweep import Data, load_data, train_ensemble
+    budget = replace(QUICK, steps=STEPS)
+    _graphed_throughout(train_ensemble(spec, [0, 1], budget, load_data(Data(), budget), progress=False, device="cuda"),
+                        STEPS)
