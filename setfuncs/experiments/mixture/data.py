@@ -26,13 +26,13 @@ Larger values make the baseline nearly useless: the mean absolute error of EM's 
 the clusters overlap clearly, the mixture stays bimodal for equal weights (the means are
 :math:`2.9\,\sigma` apart) and EM still beats a constant.
 
-**Other spreads.** Every sampler here, :func:`test_populations` and :func:`mixture_log_density`
-take ``std`` (default :data:`COMPONENT_STD`). It scales the Gaussian noise and nothing else: the
-generator's draws and their order do not depend on it, so a population at another ``std`` has
-the same weights, means, component labels and standard-normal noise as at 0.7, and the default
-streams are those of every committed run (``tests/test_mixture_sigma.py`` checks their
-fingerprints). ``scripts/probes/mixture_sigma_models.py`` trains models at 0.5, 0.6 and 0.7
-(:mod:`~setfuncs.experiments.mixture.sensitivity`).
+**Other spreads.** Every function here that draws particles, :func:`test_populations` and
+:func:`mixture_log_density` take ``std`` (default :data:`COMPONENT_STD`). It scales the Gaussian
+noise and nothing else: the generator's draws and their order do not depend on it, so a
+population at another ``std`` has the same weights, means, component labels and standard-normal
+noise as at 0.7, and the default streams are those of every committed run
+(``tests/test_mixture_sigma.py`` checks their fingerprints). ``scripts/probes/mixture_sigma_models.py``
+trains models at 0.5, 0.6 and 0.7 (:mod:`~setfuncs.experiments.mixture.sensitivity`).
 
 **Population sizes.** Training draws a new ``N`` for every gradient step with
 :math:`P(N = n) \propto n` on ``n = 20, ..., 150`` (:data:`TRAIN_SIZES`; mean 102, so training is
