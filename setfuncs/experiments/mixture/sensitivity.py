@@ -58,7 +58,8 @@ PROBE = "mixture_sigma_models"
 RESULTS_NAME = "probes/mixture-sigma-models.json"
 #: The component standard deviations the probe trains at (0.7 is the experiment's).
 SIGMAS = (0.5, 0.6, 0.7)
-#: What a row compares with EM (see the module): the metric with either summary, the absolute error.
+#: What a row compares with EM, as the module describes them; the metric with either summary and
+#: the absolute error.
 QUANTITIES = ("metric", "metric_mean", "test_mae")
 #: What the file records per sigma, on that sigma's test populations.
 REFERENCE_KEYS = ("sigma", "em_mae", "constant", "constant_mae")
