@@ -42,8 +42,8 @@ from .schema import RunSchema
 if TYPE_CHECKING:   # the engine imports the sweeps' shared parts, which train through this module
     from .engine import Engine
 
-__all__ = ["FINAL_LOSS_STEPS", "CURVE_POINTS", "CHECKPOINTS", "checkpoint_steps", "Checkpoints", "checkpoint_arguments", "learning_curve", "training_record", "diverged_record",
-           "seeded_training", "record_outcome", "run_protocol", "check_budget", "run_experiment"]
+__all__ = ["FINAL_LOSS_STEPS", "CURVE_POINTS", "CHECKPOINTS", "checkpoint_steps", "Checkpoints", "checkpoint_arguments", "ensemble_checkpoint_arguments", "learning_curve", "training_record", "diverged_record",
+           "seeded_training", "seeded_models", "record_outcome", "run_protocol", "check_budget", "run_experiment"]
 
 #: Steps whose mean loss is a run's ``final_train_loss``.
 FINAL_LOSS_STEPS = 50
@@ -121,6 +121,19 @@ def checkpoint_arguments(checkpoints: Checkpoints | None) -> dict:
     return {} if checkpoints is None else {"checkpoints": checkpoints.steps, "at_checkpoint": checkpoints}
 
 
+def ensemble_checkpoint_arguments(checkpoints: Sequence[Checkpoints] | None, models: int) -> dict:
+    """The keyword arguments of :func:`~setfuncs.ensemble.fit_ensemble` that record ``checkpoints[s]`` for
+    model ``s`` of an ensemble of ``models`` (none for None); a ValueError unless there is one per
+    model, all at the same steps."""
+    if checkpoints is None:
+        return {}
+    if len(checkpoints) != models or any(c.steps != checkpoints[0].steps for c in checkpoints):
+        raise ValueError(f"checkpoints must hold one Checkpoints per seed ({models}), that is one Checkpoints per "
+                         f"model of the ensemble, all at the same steps; got {len(checkpoints)} at steps "
+                         f"{[c.steps for c in checkpoints]}")
+    return {"checkpoints": checkpoints[0].steps, "at_checkpoint": lambda s, model, step: checkpoints[s](model, step)}
+
+
 def training_record(log: TrainingLog, seconds: float, checkpoints: Checkpoints | None = None) -> dict:
     """What a run records of its training: ``train_seconds``, ``final_train_loss`` (the mean of the
     last :data:`FINAL_LOSS_STEPS` steps), ``training`` (:meth:`~setfuncs.steps.TrainingLog.describe`)
@@ -148,6 +161,16 @@ def seeded_training(seed: int, build: Callable[[], nn.Module], train: Callable[[
     torch.manual_seed(seed)
     model = build()
     return model, train(model)
+
+
+def seeded_models(seeds: Sequence[int], build: Callable[[], nn.Module]) -> list[nn.Module]:
+    """One model per seed of an ensemble, each built after ``torch.manual_seed(seed)``: the models
+    :func:`seeded_training` would build run by run."""
+    models = []
+    for seed in seeds:
+        torch.manual_seed(seed)
+        models.append(build())
+    return models
 
 
 def record_outcome(record: dict, schema: RunSchema, outcome: Trained | FloatingPointError, train_seconds: float,

@@ -22,7 +22,8 @@ from setfuncs.model import DeepSet, init_head
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
-from .protocol import Checkpoints, checkpoint_arguments, record_outcome, seeded_training
+from .protocol import (Checkpoints, checkpoint_arguments, ensemble_checkpoint_arguments, record_outcome,
+                       seeded_models, seeded_training)
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "TrainingBudget",
            "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
@@ -192,20 +193,10 @@ def train_configuration_ensemble(setting: str, equivariant: str, final: str, see
     ``TRAIN_SEED + s`` as :func:`train_configuration` does. ``checkpoints``: one per seed, all at the
     same steps, each recording its seed's test metric during training.
     """
-    models = []
-    for seed in seeds:
-        torch.manual_seed(seed)
-        models.append(make_deep_set(setting, equivariant, final, budget, head_bias))
-    recording: dict = {}
-    if checkpoints is not None:
-        if len(checkpoints) != len(seeds) or any(c.steps != checkpoints[0].steps for c in checkpoints):
-            raise ValueError(f"train_configuration_ensemble needs one Checkpoints per seed ({len(seeds)}), all at "
-                             f"the same steps; got {len(checkpoints)}")
-        recording = {"checkpoints": checkpoints[0].steps,
-                     "at_checkpoint": lambda s, model, step: checkpoints[s](model, step)}
+    models = seeded_models(seeds, lambda: make_deep_set(setting, equivariant, final, budget, head_bias))
     logs = fit_ensemble(models, samplers, loss, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
                         desc=f"{spec_of(setting, equivariant, final)} seeds {seeds[0]}..{seeds[-1]}", device=device,
-                        **recording)
+                        **ensemble_checkpoint_arguments(checkpoints, len(seeds)))
     return list(zip(models, logs))
 
 

@@ -52,7 +52,8 @@ from setfuncs.model import parameter_count
 from setfuncs.steps import TrainingLog
 
 from ..engine import Engine
-from ..protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_training
+from ..protocol import (Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_models,
+                        seeded_training)
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, lme_twin, run_configuration_ensemble
@@ -159,10 +160,7 @@ def train_ensemble(spec: str, seeds: Sequence[int], budget: Budget, data: Data, 
     particles of run ``s`` (:func:`ensemble_stream`), as in :func:`train_model`; the latents' noise is
     the ensemble's own (module docstring). ``checkpoints``: one :func:`test_checkpoints` per seed."""
     canvases, stream = ensemble_stream(data, budget, tuple(seeds), spec != IMAGE, str(device))
-    models = []
-    for seed in seeds:
-        torch.manual_seed(seed)
-        models.append(make_air(spec, budget, canvases.shape[-1]))
+    models = seeded_models(seeds, lambda: make_air(spec, budget, canvases.shape[-1]))
     logs = train_air_ensemble(models, stacked_sampler(canvases, stream), budget, progress,
                               desc=f"{spec} seeds {seeds[0]}..{seeds[-1]}", device=device, checkpoints=checkpoints)
     return list(zip(models, logs))

@@ -32,7 +32,7 @@ from setfuncs.ensemble import fit_ensemble
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
-from ..protocol import Checkpoints, checkpoint_arguments
+from ..protocol import Checkpoints, checkpoint_arguments, ensemble_checkpoint_arguments
 from .air import AIR
 from .budget import Budget
 from .stream import canvas_draw
@@ -91,17 +91,6 @@ def train_air(model: AIR, canvases: np.ndarray, budget: Budget, seed: int, progr
                **checkpoint_arguments(checkpoints))
 
 
-def _ensemble_checkpoints(checkpoints: Sequence[Checkpoints] | None, models: int) -> dict:
-    """The keyword arguments of :func:`~setfuncs.ensemble.fit_ensemble` that record ``checkpoints[s]`` of
-    every model ``s`` (none for None); a ValueError unless there is one per model, all at the same steps."""
-    if checkpoints is None:
-        return {}
-    if len(checkpoints) != models or len({tuple(c.steps) for c in checkpoints}) != 1:
-        raise ValueError(f"checkpoints: an ensemble of {models} models records one Checkpoints per model, all at the "
-                         f"same steps; got steps {[c.steps for c in checkpoints]}")
-    return {"checkpoints": checkpoints[0].steps, "at_checkpoint": lambda s, model, step: checkpoints[s](model, step)}
-
-
 def train_air_ensemble(models: Sequence[AIR], sample: Callable[[], Batch], budget: Budget, progress: bool = False,
                        desc: str = "train", device: str = "cpu", read_every: int = 50,
                        checkpoints: Sequence[Checkpoints] | None = None) -> list[TrainingLog | FloatingPointError]:
@@ -118,4 +107,4 @@ def train_air_ensemble(models: Sequence[AIR], sample: Callable[[], Batch], budge
     """
     return fit_ensemble(models, sample, None, budget.steps, lr=budget.lr, clip=budget.clip, progress=progress,
                         desc=desc, device=device, read_every=read_every, objective=negative_elbo_per_pixel,
-                        **_ensemble_checkpoints(checkpoints, len(models)))
+                        **ensemble_checkpoint_arguments(checkpoints, len(models)))

@@ -54,7 +54,8 @@ from setfuncs.steps import TrainingLog
 
 from ..collapse import collapse_record
 from ..engine import Engine
-from ..protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_training
+from ..protocol import (Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_models,
+                        seeded_training)
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, run_configuration_ensemble
@@ -171,10 +172,7 @@ def train_ensemble(spec: str, seeds: Sequence[int], budget: Budget, clouds: Poin
     """
     if len(seeds) == 0:
         raise ValueError("train_ensemble needs at least one seed, got none")
-    models = []
-    for seed in seeds:
-        torch.manual_seed(seed)
-        models.append(make_model(spec, len(clouds.class_names), budget, clouds.train_y))
+    models = seeded_models(seeds, lambda: make_model(spec, len(clouds.class_names), budget, clouds.train_y))
     logs = train_classifier_ensemble(models, clouds.train_x, clouds.train_y, budget, [TRAIN_SEED + s for s in seeds],
                                      progress, f"{spec} seeds {seeds[0]}..{seeds[-1]}", device, checkpoints)
     return list(zip(models, logs))

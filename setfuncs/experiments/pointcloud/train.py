@@ -23,7 +23,7 @@ from setfuncs.ensemble import fit_ensemble
 from setfuncs.steps import TrainingLog, resolve_device
 from setfuncs.train import Batch, fit
 
-from ..protocol import Checkpoints, checkpoint_arguments
+from ..protocol import Checkpoints, checkpoint_arguments, ensemble_checkpoint_arguments
 from .budget import Budget
 from .preprocess import augment, standardize
 from .stream import device_clouds, ensemble_stream, stacked_sampler
@@ -85,17 +85,6 @@ def train_classifier(model: nn.Module, clouds: np.ndarray, labels: np.ndarray, b
                device=device, **optimizer_settings(budget), **checkpoint_arguments(checkpoints))
 
 
-def _ensemble_checkpoints(checkpoints: Sequence[Checkpoints] | None, models: int) -> dict:
-    """The keyword arguments of :func:`~setfuncs.ensemble.fit_ensemble` that record one
-    :class:`~setfuncs.experiments.protocol.Checkpoints` per model (none for None)."""
-    if checkpoints is None:
-        return {}
-    if len(checkpoints) != models or any(c.steps != checkpoints[0].steps for c in checkpoints):
-        raise ValueError(f"checkpoints must hold one Checkpoints per seed ({models}), all at the same steps; got "
-                         f"{len(checkpoints)} at steps {[c.steps for c in checkpoints]}")
-    return {"checkpoints": checkpoints[0].steps, "at_checkpoint": lambda s, model, step: checkpoints[s](model, step)}
-
-
 def train_classifier_ensemble(models: Sequence[nn.Module], clouds: np.ndarray, labels: np.ndarray, budget: Budget,
                               seeds: Sequence[int], progress: bool = True, desc: str = "ensemble",
                               device: str = "cpu", checkpoints: Sequence[Checkpoints] | None = None
@@ -125,4 +114,5 @@ def train_classifier_ensemble(models: Sequence[nn.Module], clouds: np.ndarray, l
     stream = ensemble_stream(tuple(int(s) for s in seeds), len(clouds), budget.steps, budget.batch, str(target))
     sample = stacked_sampler(device_clouds(clouds, target), torch.from_numpy(labels).to(target), stream)
     return fit_ensemble(models, sample, nn.functional.cross_entropy, budget.steps, progress=progress, desc=desc,
-                        device=target, **optimizer_settings(budget), **_ensemble_checkpoints(checkpoints, len(models)))
+                        device=target, **optimizer_settings(budget),
+                        **ensemble_checkpoint_arguments(checkpoints, len(models)))
