@@ -33,6 +33,12 @@ projection is their sum. For each MEDIUM rerun (the mixture, point clouds, atten
 x 10 seeds x steps) the same projection in minutes, from the slowest and fastest spec timed.
 ``--specs`` (with ``--only``) times other specs of one experiment; ``tests/test_benchmark_training.py``
 runs the benchmark in CI-sized form.
+
+``concurrent`` (a mode of its own, once per experiment): the ensembles of every spec timed, trained
+at once, each in a thread and (on a GPU) on a CUDA stream of its own, as ``--concurrent K`` of a
+sweep trains its configurations (:mod:`setfuncs.experiments.concurrent`), against the same
+ensembles one after another, in model-steps per second of all of them together; the circle
+projection is then also given at that ratio.
 """
 
 from __future__ import annotations
@@ -40,7 +46,8 @@ from __future__ import annotations
 import argparse
 import platform
 import time
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
 from typing import Callable, Iterator
 
 import torch
@@ -54,6 +61,7 @@ from setfuncs.experiments.mixture import MEDIUM as MIXTURE_MEDIUM
 from setfuncs.experiments.mixture import make_model as mixture_deep_set
 from setfuncs.experiments.mixture.data import padded_training_sampler, training_sampler
 from setfuncs.experiments.mixture.loss import beta_nll
+from setfuncs.experiments.protocol import RANDOM_STATE
 from setfuncs.experiments.sweeps import RERUN_SEEDS, all_configurations, paper_configurations, spec_of
 from setfuncs.experiments.attention import CANVAS_SIZE
 from setfuncs.experiments.attention.budget import MEDIUM as ATTENTION_MEDIUM
@@ -194,6 +202,44 @@ def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, s
     return 1.0 / marginal_seconds(train, warm, steps, device)
 
 
+def concurrent_rates(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, specs: list[str],
+                     device: torch.device, warm: int, steps: int, seeds: int, objective: bool = False
+                     ) -> tuple[float, float]:
+    """Model-steps per second of the ensembles of ``specs`` (``seeds`` models each, every model on
+    one batch as in :func:`measure`) trained at once, each in a thread and on a CUDA stream of its
+    own, and the same ensembles trained one after another."""
+    how = {"loss": None, "objective": loss} if objective else {"loss": loss}
+    g = torch.Generator().manual_seed(0)
+    stacked = {}
+    for spec in specs:
+        x, y, mask = batch(device, g, "ensemble")
+        stacked[spec] = (torch.stack([x] * seeds), torch.stack([y] * seeds),
+                         None if mask is None else torch.stack([mask] * seeds))
+
+    def one(spec: str, n: int) -> None:
+        stream = torch.cuda.Stream(device) if device.type == "cuda" else None
+        with torch.cuda.stream(stream) if stream is not None else nullcontext():
+            with RANDOM_STATE:
+                torch.manual_seed(0)
+                models = [make(spec) for _ in range(seeds)]
+            fit_ensemble(models, lambda: stacked[spec], steps=n, clip=1.0, progress=False, device=device, **how)
+            if stream is not None:
+                stream.synchronize()
+
+    def at_once(n: int) -> None:
+        with ThreadPoolExecutor(max_workers=len(specs)) as pool:
+            for future in [pool.submit(one, spec, n) for spec in specs]:
+                future.result()
+
+    def one_after_another(n: int) -> None:
+        for spec in specs:
+            one(spec, n)
+
+    models = len(specs) * seeds
+    return (models / marginal_seconds(at_once, warm, steps, device),
+            models / marginal_seconds(one_after_another, warm, steps, device))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto (default)")
@@ -206,7 +252,8 @@ def main() -> None:
                         help=f"circle specs to time (default: {' '.join(CIRCLE_SPECS)}); 'paper': the paper's 36")
     parser.add_argument("--specs", nargs="+", default=None, metavar="SPEC",
                         help="with --only: time these specs of that experiment instead of its default ones")
-    parser.add_argument("--modes", nargs="+", choices=["eager", "graphed", "ensemble", "products"], default=None,
+    parser.add_argument("--modes", nargs="+", choices=["eager", "graphed", "ensemble", "products", "concurrent"],
+                        default=None,
                         help="modes to time (default: all the device has; eager is the ratios' baseline)")
     args = parser.parse_args()
     if args.specs is not None and args.only is None:
@@ -220,8 +267,9 @@ def main() -> None:
     if args.modes is not None:
         if "graphed" in args.modes and not gpu:
             parser.error("--modes graphed needs a CUDA device (--device cuda)")
-        modes = [m for m in args.modes if m != "products"]
+        modes = [m for m in args.modes if m not in ("products", "concurrent")]
     products = args.modes is None or "products" in args.modes
+    concurrent = args.modes is None or "concurrent" in args.modes
     name = torch.cuda.get_device_name(device) if gpu else f"{platform.processor() or 'CPU'}, {torch.get_num_threads()} thread(s)"
     print(f"device: {name}; torch {torch.__version__}; {steps} timed steps after {warm}; ensemble of {args.seeds}")
     # (name for --only, title, model, batch, loss or objective, specs, fraction of --steps timed on a CPU)
@@ -249,6 +297,11 @@ def main() -> None:
                 ratio = f" x{rate / base:5.2f}" if base else ""
                 cells.append(f"{mode} {rate:9.1f}/s ({1e3 / rate:7.3f} ms){ratio}")
             print(f"  {spec:<12} " + " | ".join(cells), flush=True)
+        if concurrent and len(specs) > 1:
+            together, apart = concurrent_rates(make, batch, loss, specs, device, warm, n, args.seeds, key == "attention")
+            rates[(title, "concurrent", "ratio")] = together / apart
+            print(f"  concurrent: the {len(specs)} ensembles of {args.seeds} above at once {together:9.1f}/s, one after "
+                  f"another {apart:9.1f}/s: x{together / apart:5.2f}", flush=True)
     # (title, the rerun's configurations, seeds, steps): scripts/gpu_sweeps.sh's MEDIUM sweeps
     reruns = [("mixture MEDIUM", len(all_configurations()), RERUN_SEEDS, MIXTURE_MEDIUM.steps),
               ("point clouds MEDIUM", len(CLOUD_COLUMNS), RERUN_SEEDS, CLOUD_MEDIUM.steps),
@@ -260,20 +313,24 @@ def main() -> None:
             print(f"\nprojection, training only: the {title} rerun's {configurations} configurations x {seeds} seeds "
                   f"x {sweep_steps} steps at the measured ensemble rates: {runs / max(measured) / 60:.1f} min to "
                   f"{runs / min(measured) / 60:.1f} min (fastest to slowest spec above)")
-    circle = {spec: rates[("circle FULL", spec, "ensemble")] for spec in circle_specs
-              if ("circle FULL", spec, "ensemble") in rates}
+    circle = {spec: rate for (name, spec, mode), rate in rates.items() if name == "circle FULL" and mode == "ensemble"}
     if not circle:
         return
     runs = 20 * CIRCLE_FULL.steps
+    speedup = rates.get(("circle FULL", "concurrent", "ratio"))
+    at_ratio = "" if speedup is None else f"; {len(circle)} at once (x{speedup:.2f}):"
     if set(PAPER_CIRCLE_SPECS) <= circle.keys():
         hours = sum(runs / circle[spec] for spec in PAPER_CIRCLE_SPECS) / 3600
         print(f"\nprojection, training only: the paper's 36 configurations x 20 seeds x {CIRCLE_FULL.steps} steps, "
-              f"each at its measured ensemble rate: {hours:.2f} h")
+              f"each at its measured ensemble rate: {hours:.2f} h"
+              + ("" if speedup is None else f"{at_ratio} {hours / speedup:.2f} h"))
     else:
         low, high = min(circle.values()), max(circle.values())
         print(f"\nprojection, training only: 36 configurations x 20 seeds x {CIRCLE_FULL.steps} steps at the "
               f"measured ensemble rates: {36 * runs / high / 3600:.2f} h if every configuration ran as fast "
-              f"as the fastest spec above, {36 * runs / low / 3600:.2f} h as slow as the slowest")
+              f"as the fastest spec above, {36 * runs / low / 3600:.2f} h as slow as the slowest"
+              + ("" if speedup is None else f"{at_ratio} {36 * runs / high / 3600 / speedup:.2f} h to "
+                                            f"{36 * runs / low / 3600 / speedup:.2f} h"))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,11 @@
 # Knobs (environment): SECONDS_TOTAL (default 500), DEVICE (cuda), ONLY (default "pointcloud mixture
 # attention circle"), RUNS (10), CIRCLE_RUNS (20), BUDGET (medium), CIRCLE_BUDGET (full),
 # CONFIGURATIONS (passed to every sweep as --configurations), RESULTS (the folder of the files,
-# default results), PYTHON (python3).
+# default results), PYTHON (python3), CONCURRENT (4: configurations the circle and mixture sweeps
+# train at once, each on its own CUDA stream; the other two train one at a time).
+# Before any sweep with CONCURRENT > 1, scripts/concurrent_check.py trains a few circle
+# configurations at once and one after another on the device; unless they agree (and replay
+# graphs), every sweep runs with --concurrent 1. Its output is $OUT/concurrent_check.txt.
 # The same script runs on a CPU at the QUICK budget in tests/test_gpu_sweeps.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +36,7 @@ BUDGET=${BUDGET:-medium}
 CIRCLE_BUDGET=${CIRCLE_BUDGET:-full}
 RESULTS=${RESULTS:-results}
 PY=${PYTHON:-python3}
+CONCURRENT=${CONCURRENT:-4}
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 deadline=$(( $(date +%s) + SECONDS_TOTAL ))
 mkdir -p "$OUT" "$RESULTS/pending"
@@ -46,6 +51,19 @@ import torch
 print("torch", torch.__version__, "cuda", torch.version.cuda,
       torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU")
 PYTHON
+
+if [ "$DEVICE" = cpu ] && [ "$CONCURRENT" -gt 1 ]; then
+  echo "concurrent: 1 (configurations at once need a GPU; DEVICE is cpu)" | tee -a "$OUT/summary.txt"
+  CONCURRENT=1
+elif [ "$CONCURRENT" -gt 1 ]; then
+  start=$(date +%s)
+  if $PY scripts/concurrent_check.py --device "$DEVICE" --configurations "$CONCURRENT" > "$OUT/concurrent_check.txt" 2>&1; then
+    echo "concurrent: $CONCURRENT (check passed in $(( $(date +%s) - start )) s: $(head -n 1 "$OUT/concurrent_check.txt"))" | tee -a "$OUT/summary.txt"
+  else
+    echo "concurrent: 1 (check failed in $(( $(date +%s) - start )) s: $(tail -n 1 "$OUT/concurrent_check.txt"))" | tee -a "$OUT/summary.txt"
+    CONCURRENT=1
+  fi
+fi
 
 # sweep NAME FILE ARGS...: run one sweep command until done or the deadline, then copy its file.
 sweep() {
@@ -66,10 +84,10 @@ sweep() {
 
 for name in $ONLY; do
   case $name in
-    mixture)    sweep mixture "$RESULTS/pending/mixture-medium.json" --budget "$BUDGET" --runs "$RUNS" ;;
+    mixture)    sweep mixture "$RESULTS/pending/mixture-medium.json" --budget "$BUDGET" --runs "$RUNS" --concurrent "$CONCURRENT" ;;
     attention)  sweep attention "$RESULTS/pending/attention-medium.json" --budget "$BUDGET" --runs "$RUNS" ;;
     pointcloud) sweep pointcloud "$RESULTS/pending/pointcloud-medium.json" --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
-    circle)     sweep circle "$RESULTS/circle-full.json" --budget "$CIRCLE_BUDGET" --runs "$CIRCLE_RUNS" ;;
+    circle)     sweep circle "$RESULTS/circle-full.json" --budget "$CIRCLE_BUDGET" --runs "$CIRCLE_RUNS" --concurrent "$CONCURRENT" ;;
     *) echo "gpu_sweeps: unknown sweep '$name' in ONLY; choose among mixture attention pointcloud circle" >&2; exit 2 ;;
   esac
 done

@@ -14,6 +14,7 @@ included, so graphed and eager training take the same steps on the same batches.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -25,10 +26,12 @@ from tqdm.auto import tqdm
 
 from .population import SyncRequired, sync_free
 
-__all__ = ["TrainingLog", "StepLoop", "adam", "resolve_device", "device_name", "divergence", "WARMUP_STEPS"]
+__all__ = ["TrainingLog", "StepLoop", "adam", "resolve_device", "device_name", "divergence", "WARMUP_STEPS", "CAPTURE"]
 
 #: Eager steps before a CUDA-graph capture; they train, as the first steps of the run.
 WARMUP_STEPS = 3
+#: Held during every CUDA-graph capture of this process, so that loops in several threads capture one at a time.
+CAPTURE = threading.Lock()
 
 Draw = Callable[[], tuple[Tensor, Tensor, "Tensor | None"]]
 
@@ -185,13 +188,19 @@ class StepLoop:
 
     # -- the graph ----------------------------------------------------------------------------
 
-    def _capture(self, x: Tensor, y: Tensor | None, mask: Tensor | None):
-        """The captured step on static copies of one batch, or None (with the reason said once)."""
+    def _capture(self, x: Tensor, y: Tensor | None, mask: Tensor | None, stream: torch.cuda.Stream):
+        """The captured step on static copies of one batch, or None (with the reason said once).
+
+        The capture runs on the loop's own side ``stream`` in thread-local error mode, holding
+        :data:`CAPTURE`, so that loops in other threads (several configurations at once, each on
+        its own stream: :mod:`~setfuncs.experiments.concurrent`) go on training meanwhile and never
+        capture at the same time (a capture starts by synchronising the device and emptying the
+        allocator's cache)."""
         static = tuple(None if t is None else t.clone() for t in (x, y, mask))   # y is None under an objective
         self.optimizer.zero_grad(set_to_none=True)
         graph = torch.cuda.CUDAGraph()
         try:
-            with sync_free(), torch.cuda.graph(graph):
+            with CAPTURE, sync_free(), torch.cuda.graph(graph, stream=stream, capture_error_mode="thread_local"):
                 loss = self.step(*static)
                 self.optimizer.step()
         except Exception as err:  # any capture failure: go on eagerly, saying why
@@ -225,7 +234,7 @@ class StepLoop:
                     value = self._eager(*batch)
                 torch.cuda.current_stream(self.device).wait_stream(side)
             elif self.graph and captured is None:
-                captured = self._capture(*batch)
+                captured = self._capture(*batch, side)
                 value = self._replay(captured, batch) if captured is not None else self._eager(*batch)
                 graphed += captured is not None
             elif captured is not None and self.graph and self._same_shape(batch, captured[1]):

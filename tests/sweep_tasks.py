@@ -34,6 +34,11 @@ def record(spec: str, seed: int) -> dict:
     return {"spec": spec, "seed": seed, "value": 10 * seed + len(spec), "error": None}
 
 
+def record_many(args: list[tuple]) -> list[dict]:
+    """``run_many`` of the probe sweep: :func:`record` for each ``(spec, seed)``."""
+    return [record(spec, seed) for spec, seed in args]
+
+
 def slow(spec: str, seed: int, seconds: float) -> dict:
     """A run that takes ``seconds``."""
     time.sleep(seconds)

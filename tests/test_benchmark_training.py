@@ -47,3 +47,18 @@ def test_specs_without_an_experiment_are_refused(monkeypatch) -> None:
     with pytest.raises(SystemExit) as stopped:
         benchmark_module().main()
     assert stopped.value.code == 2
+
+
+def test_the_benchmark_times_ensembles_at_once_and_projects_the_circle_sweep_with_them(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(sys, "argv", ["training.py", "--device", "cpu", "--only", "circle", "--specs", "max/max",
+                                      "mean/mean", "--steps", "4", "--seeds", "2", "--modes", "ensemble", "concurrent"])
+    benchmark_module().main()
+    out = capsys.readouterr().out
+    row = re.search(r"concurrent: the 2 ensembles of 2 above at once\s+([\d.]+)/s, one after another\s+([\d.]+)/s: "
+                    r"x\s*([\d.]+)$", out, re.M)
+    assert row, out
+    together, apart, ratio = map(float, row.groups())
+    assert together > 0 and apart > 0 and ratio == pytest.approx(together / apart, rel=0.01, abs=0.01)
+    projection = re.search(r"as slow as the slowest; 2 at once \(x\s*([\d.]+)\): ([\d.]+) h to ([\d.]+) h", out)
+    assert projection, out
+    assert float(projection.group(1)) == pytest.approx(ratio, abs=0.01)

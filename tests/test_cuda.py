@@ -125,6 +125,42 @@ def test_the_circle_sweep_trains_ensembles_on_the_gpu(tmp_path: Path) -> None:
         assert run["mse"] == pytest.approx(cpu["mse"], rel=1e-3)
 
 
+CONCURRENT = [("plain/plain", "max", "max"), ("recurrent/recurrent", "lse", "lse"), ("plain/recurrent", "mean", "max"),
+              ("recurrent/plain", "lme", "mean")]
+
+
+def test_configurations_at_once_on_their_own_streams_train_as_one_after_another() -> None:
+    """Four circle configurations at once (:func:`run_concurrently`: a thread and a CUDA stream each,
+    one graph each) give the records of the four one after another, and every step after the warm-up
+    replays a graph."""
+    from setfuncs.experiments.concurrent import run_concurrently
+    from setfuncs.experiments.sweeps import spec_of
+
+    budget = circle.Budget("tiny", steps=30, batch=16, lr=1e-3, clip=1.0, hidden=16, equivariant_layers=1,
+                           recurrent_steps=2, test_size=64, test_population_sizes=(20,))
+    groups = [([(spec_of(*c), s) for s in (0, 1, 2)], [(*c, s, budget, False, "cuda") for s in (0, 1, 2)])
+              for c in CONCURRENT]
+    at_once = run_concurrently(circle.run_ensemble, groups, "cuda")
+    one_by_one = [record for _, args in groups for record in circle.run_ensemble(args)]
+    assert len(at_once) == len(one_by_one) == 12
+    for a, b in zip(at_once, one_by_one):
+        assert (a["spec"], a["seed"]) == (b["spec"], b["seed"]) and a["error"] is None, a["error"]
+        assert a["training"]["graphed_steps"] == budget.steps - WARMUP_STEPS and a["training"]["graph_fallback"] is None
+        assert a["mse"] == pytest.approx(b["mse"], rel=1e-4)
+        assert a["learning_curve"]["test"]["values"] == pytest.approx(b["learning_curve"]["test"]["values"], rel=1e-4)
+
+
+def test_the_circle_sweep_trains_configurations_at_once_on_the_gpu(tmp_path: Path) -> None:
+    budget = circle.Budget("tiny", steps=30, batch=16, lr=1e-3, clip=1.0, hidden=16, equivariant_layers=1,
+                           recurrent_steps=2, test_size=64, test_population_sizes=(20,))
+    out = tmp_path / "c.json"
+    specs = ["max/max", "r-lse/r-lse", "mean/r-max"]
+    circle.sweep(2, budget, out, specs, Engine(jobs=1, device="cuda", concurrent=2), progress=False)
+    results = json.loads(out.read_text())
+    assert results["complete"] and len(results["runs"]) == 6 and results["sittings"][0]["concurrent"] == 2
+    assert all(run["training"]["graphed_steps"] == budget.steps - WARMUP_STEPS for run in results["runs"])
+
+
 def test_a_stream_labelled_on_the_gpu_has_the_cpu_labels() -> None:
     from setfuncs.experiments.circle.stream import labels, training_populations
 

@@ -35,7 +35,8 @@ def test_the_script_runs_each_sweep_into_its_file_and_copies_it_back(tmp_path: P
     assert done.returncode == 0, done.stderr
     out = tmp_path / "out"
     summary = (out / "summary.txt").read_text().splitlines()
-    assert len(summary) == 1 and summary[0].startswith("circle: exit 0"), summary
+    assert len(summary) == 2 and summary[1].startswith("circle: exit 0"), summary
+    assert summary[0] == "concurrent: 1 (configurations at once need a GPU; DEVICE is cpu)"
     copied = json.loads((out / "circle-full.json").read_text())
     assert copied == json.loads((tmp_path / "results" / "circle-full.json").read_text())
     assert copied["complete"] and [r["spec"] for r in copied["runs"]] == ["max/max"]
@@ -46,7 +47,7 @@ def test_the_script_runs_each_sweep_into_its_file_and_copies_it_back(tmp_path: P
 def test_no_sweep_starts_after_the_deadline(tmp_path: Path) -> None:
     done = run_script(tmp_path, ONLY="mixture attention", SECONDS_TOTAL="0")
     assert done.returncode == 0, done.stderr
-    lines = (tmp_path / "out" / "summary.txt").read_text().splitlines()
+    lines = (tmp_path / "out" / "summary.txt").read_text().splitlines()[1:]   # the first: concurrent 1 on a CPU
     assert [line.split(":")[0] for line in lines] == ["mixture", "attention"]
     assert all("not started" in line for line in lines)
     assert not list((tmp_path / "results").rglob("*.json"))

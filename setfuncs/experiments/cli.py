@@ -70,7 +70,7 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                       budget_help: str, runs_help: str, specs: Sequence[str] = tuple(SPECS)
                       ) -> argparse.ArgumentParser:
     """Add the ``sweep`` subcommand: ``--budget --runs --out --configurations``, where the runs train
-    (``--jobs --scheduler --device --dashboard``), ``--restart`` and ``--no-progress``.
+    (``--jobs --scheduler --device --concurrent --dashboard``), ``--restart`` and ``--no-progress``.
 
     ``what`` says what a run does besides training (e.g. "score each against EM"), inserted into
     the description; ``specs`` are the model specs ``--configurations`` accepts (default: the 56
@@ -102,6 +102,10 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
     run.add_argument("--device", default="cpu", metavar="{cpu,cuda,cuda:N,auto}",
                      help="where the runs train, recorded with every run (default: cpu; auto: the GPU when "
                           "there is one, else the CPU)")
+    run.add_argument("--concurrent", type=parse_positive_int, default=1, metavar="K",
+                     help="on a GPU, train K configurations at once, each as an ensemble on its own CUDA stream "
+                          "(the circle and mixture sweeps; the others train one configuration at a time; "
+                          "default: 1)")
     run.add_argument("--dashboard", action="store_true",
                      help="serve the local cluster's dashboard on http://localhost:8787 (needs bokeh)")
     run.add_argument("--restart", action="store_true",
@@ -123,9 +127,12 @@ def add_bootstrap_arguments(show: argparse.ArgumentParser, batch_size: int, stat
 def engine_of(args: argparse.Namespace, command: argparse.ArgumentParser) -> Engine:
     """The :class:`~setfuncs.experiments.engine.Engine` of ``sweep``'s arguments (a usage error for
     a ``--device`` it refuses; ``--jobs`` is checked by its type)."""
+    if args.concurrent > 1 and args.device == "cpu":
+        command.error(f"--concurrent {args.concurrent} trains configurations at once on CUDA streams: pass --device "
+                      f"cuda (or auto); on a CPU, --jobs sets how many runs train at once")
     try:
         return Engine(jobs=2 if args.jobs is None else args.jobs, scheduler=args.scheduler, device=args.device,
-                      dashboard=args.dashboard)
+                      dashboard=args.dashboard, concurrent=args.concurrent)
     except DeviceError as err:
         command.error(f"--device: {err}")
 

@@ -15,6 +15,11 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   with a duplicated run, a seed such as ``"0"`` or a broken header is refused by name, never
   counted twice or trained again.
 - **One record per sitting** (:class:`Sitting`), in the file's ``sittings``.
+- **Ensembles, and configurations at once, on a GPU.** With ``run_many``, a GPU engine trains the
+  missing seeds of a configuration as one ensemble (one task); with ``concurrent = K`` and an
+  experiment whose ``run_many`` is safe to run in threads (``concurrent_safe``), a task holds ``K``
+  configurations that train at once, each on its own CUDA stream
+  (:func:`~setfuncs.experiments.concurrent.run_concurrently`).
 - **Faults.** A run that raises is recorded with its error and traceback (``"failure"``) and the
   sweep goes on; it is run again by the next sitting. A worker that dies (killed, out of memory) is
   replaced by its nanny and its run retried, twice at most on a local cluster
@@ -52,6 +57,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import torch
 
+from .concurrent import Group, failure_record, run_concurrently
 from .provenance import git_commit
 from .resultsfile import SweepFile, SweepWriteError
 from .schema import RunSchema, finished_keys, is_finished
@@ -85,15 +91,21 @@ class Engine:
             every run trains; recorded with every run. On a GPU, experiments that can train the
             seeds of one configuration as one ensemble do (``run_many`` of :func:`run_sweep`).
         dashboard: serve the local cluster's dashboard on port 8787 (needs ``bokeh``).
+        concurrent: on a GPU, configurations a worker trains at once, each ensemble on its own CUDA
+            stream (:mod:`~setfuncs.experiments.concurrent`), for experiments whose ``run_many`` is
+            safe to run so; 1: one after another. Without a GPU runs train one by one and this is
+            not used (``jobs`` sets how many train at once).
     """
 
     jobs: int = 2
     scheduler: str | None = None
     device: str = "cpu"
     dashboard: bool = False
+    concurrent: int = 1
 
     def __post_init__(self) -> None:
         positive_int("jobs", self.jobs)
+        positive_int("concurrent", self.concurrent)
         if not DEVICES.fullmatch(self.device):
             raise DeviceError(f"device must be cpu, cuda, cuda:N or auto, got {self.device!r}")
         if self.device.startswith("cuda") and self.scheduler is None and not torch.cuda.is_available():
@@ -152,6 +164,15 @@ def _run_group(run_many: Callable[[list[tuple]], list[dict]], args: list[tuple])
     torch.set_num_threads(1)
     worker = _worker_description()
     return [{**record, "worker": worker} for record in run_many(args)]
+
+
+def _run_concurrent(run_many: Callable[[list[tuple]], list[dict]], work: tuple[str, list[Group]]) -> list[dict]:
+    """What a worker runs for several configurations at once (``work``: the device and one group of
+    seeds per configuration, :func:`~setfuncs.experiments.concurrent.run_concurrently`), and where they ran."""
+    torch.set_num_threads(1)
+    device, groups = work
+    worker = _worker_description()
+    return [{**record, "worker": worker} for record in run_concurrently(run_many, groups, device)]
 
 
 @contextmanager
@@ -268,11 +289,9 @@ def _failure(task: Task, future: Any) -> dict:
     from distributed import KilledWorker
 
     error = future.exception()
-    killed = isinstance(error, KilledWorker)
     trace = "".join(traceback.format_tb(future.traceback())) if future.traceback() is not None else ""
-    return {"spec": task.spec, "seed": task.seed, "error": f"{type(error).__name__}: {error}",
-            "failure": {"kind": "worker died" if killed else "raised",
-                        "traceback": trace + f"{type(error).__name__}: {error}"}}
+    return failure_record(task.spec, task.seed, error, trace,
+                          "worker died" if isinstance(error, KilledWorker) else "raised")
 
 
 def _now() -> str:
@@ -289,6 +308,8 @@ class Sitting:
         command, git_commit: the sitting's command line and code (from the sweep's header).
         engine: the Dask cluster, e.g. ``"dask 2026.8.0, LocalCluster(2)"`` (None before it starts).
         device, device_requested: where the runs train (``auto`` resolved) and what was asked for.
+        concurrent: configurations trained at once per worker (1 unless a GPU engine's
+            ``concurrent`` applies to this experiment).
         kept_runs: runs of earlier sittings kept in the file.
         runs_added, failed_runs: this sitting's finished and failed runs.
         restarted_from: where ``restart`` moved the old file (None if nothing was moved).
@@ -303,6 +324,7 @@ class Sitting:
     engine: str | None = None
     device: str
     device_requested: str
+    concurrent: int = 1
     kept_runs: int
     runs_added: int = 0
     failed_runs: int = 0
@@ -406,17 +428,25 @@ class _Job(NamedTuple):
 
 
 def _jobs(todo: Sequence[Task], engine: Engine, run_one: Callable[..., dict],
-          run_many: Callable[[list[tuple]], list[dict]] | None) -> deque[_Job]:
+          run_many: Callable[[list[tuple]], list[dict]] | None, concurrent: int = 1) -> deque[_Job]:
     """The Dask tasks of ``todo``, in order: one per run, or on a GPU with ``run_many`` one ensemble per
-    configuration, configuration after configuration."""
+    configuration, configuration after configuration, ``concurrent`` configurations per task when
+    that is more than 1 (:func:`_run_concurrent`)."""
     if run_many is None or not engine.ensembles:
         return deque(_Job(_run_task, run_one, task.args, f"run {task.spec} seed {task.seed}", [task])
                      for task in todo)
     groups: dict[str, list[Task]] = {}
     for task in todo:
         groups.setdefault(task.spec, []).append(task)
-    return deque(_Job(_run_group, run_many, [task.args for task in group], f"ensemble {spec}", group)
-                 for spec, group in groups.items())
+    if concurrent == 1:
+        return deque(_Job(_run_group, run_many, [task.args for task in group], f"ensemble {spec}", group)
+                     for spec, group in groups.items())
+    ordered = list(groups.values())
+    batches = [ordered[i:i + concurrent] for i in range(0, len(ordered), concurrent)]
+    return deque(_Job(_run_concurrent, run_many,
+                      (engine.trains_on, [([task.key for task in group], [task.args for task in group]) for group in batch]),
+                      "ensembles " + " ".join(group[0].spec for group in batch), [task for group in batch for task in group])
+                 for batch in batches)
 
 
 class _Submitter:
@@ -463,7 +493,7 @@ def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Eng
 
     with _cluster(engine) as (client, description):
         ledger.sitting.engine = description
-        submitter = _Submitter(client, _jobs(todo, engine, run_one, run_many))
+        submitter = _Submitter(client, _jobs(todo, engine, run_one, run_many, ledger.sitting.concurrent))
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run", disable=not progress)
         try:
             ledger.write()
@@ -489,7 +519,7 @@ def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Eng
 def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str | os.PathLike, header: dict,
               identity: dict, engine: Engine = Engine(), restart: bool = False, progress: bool = True,
               desc: str = "sweep", run_many: Callable[[list[tuple]], list[dict]] | None = None, *,
-              schema: RunSchema = RunSchema()) -> dict:
+              schema: RunSchema = RunSchema(), concurrent_safe: bool = False) -> dict:
     """Run every task not finished in ``out_path`` yet and write its record there as it completes.
 
     Args:
@@ -507,6 +537,10 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
             several seeds of one configuration as one ensemble; used when ``engine.ensembles`` (a
             GPU): the missing seeds of each configuration become one task, configuration after
             configuration, and a failure is recorded for each of its seeds.
+        concurrent_safe: ``run_many`` may train several configurations at once in threads (its
+            training draws no random numbers from torch's global generators:
+            :mod:`~setfuncs.experiments.concurrent`); then a GPU engine's ``concurrent``
+            configurations share a task. Otherwise they train one after another.
         schema: what the runs of an earlier sitting's file must hold (the experiment's ``RUN_SCHEMA``);
             a file that breaks it is refused before any run.
 
@@ -534,7 +568,9 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
     with _Signals.listening() as signals, SweepFile(out_path, identity, restart, schema) as file:
         kept = _merge(header, identity, file.previous, tasks)
         sitting = Sitting(started=started, command=header.get("command"), git_commit=header.get("git_commit"),
-                          device=engine.trains_on, device_requested=engine.device, kept_runs=len(kept["runs"]),
+                          device=engine.trains_on, device_requested=engine.device,
+                          concurrent=engine.concurrent if concurrent_safe and engine.ensembles and run_many is not None else 1,
+                          kept_runs=len(kept["runs"]),
                           restarted_from=None if file.backup is None else str(file.backup))
         ledger = _Ledger(file, kept, sitting, clock)
         todo = ledger.todo(tasks)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -42,9 +43,13 @@ from .schema import RunSchema
 if TYPE_CHECKING:   # the engine imports the sweeps' shared parts, which train through this module
     from .engine import Engine
 
-__all__ = ["FINAL_LOSS_STEPS", "CURVE_POINTS", "CHECKPOINTS", "checkpoint_steps", "Checkpoints", "checkpoint_arguments", "ensemble_checkpoint_arguments", "learning_curve", "training_record", "diverged_record",
+__all__ = ["RANDOM_STATE", "FINAL_LOSS_STEPS", "CURVE_POINTS", "CHECKPOINTS", "checkpoint_steps", "Checkpoints", "checkpoint_arguments", "ensemble_checkpoint_arguments", "learning_curve", "training_record", "diverged_record",
            "seeded_training", "seeded_models", "record_outcome", "run_protocol", "check_budget", "run_experiment"]
 
+#: Held while a thread seeds torch's global generators and draws from them (a model's
+#: initialisation, a checkpoint's evaluation), so that configurations trained in threads at once
+#: (:mod:`~setfuncs.experiments.concurrent`) build exactly the models they would build one after another.
+RANDOM_STATE = threading.RLock()
 #: Steps whose mean loss is a run's ``final_train_loss``.
 FINAL_LOSS_STEPS = 50
 #: The most points of a run's learning curve.
@@ -108,7 +113,7 @@ class Checkpoints:
         """Record the metric of ``model`` after ``step`` steps."""
         parameter = next(model.parameters(), None)
         devices = [parameter.device] if parameter is not None and parameter.device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices):
+        with RANDOM_STATE, torch.random.fork_rng(devices=devices):
             self.values.append(float(self.metric(model)))
 
     def record(self) -> dict:
@@ -157,19 +162,22 @@ def diverged_record(record: dict, schema: RunSchema, error: Exception, **known: 
 def seeded_training(seed: int, build: Callable[[], nn.Module], train: Callable[[nn.Module], TrainingLog]
                     ) -> Trained:
     """Seed, build, train: ``torch.manual_seed(seed)``, ``model = build()``, ``log = train(model)``;
-    the trained model (in eval mode) and its log. A diverged training raises FloatingPointError."""
-    torch.manual_seed(seed)
-    model = build()
+    the trained model (in eval mode) and its log. A diverged training raises FloatingPointError.
+    Seeding and building hold :data:`RANDOM_STATE`."""
+    with RANDOM_STATE:
+        torch.manual_seed(seed)
+        model = build()
     return model, train(model)
 
 
 def seeded_models(seeds: Sequence[int], build: Callable[[], nn.Module]) -> list[nn.Module]:
     """One model per seed of an ensemble, each built after ``torch.manual_seed(seed)``: the models
-    :func:`seeded_training` would build run by run."""
+    :func:`seeded_training` would build run by run (holding :data:`RANDOM_STATE`)."""
     models = []
-    for seed in seeds:
-        torch.manual_seed(seed)
-        models.append(build())
+    with RANDOM_STATE:
+        for seed in seeds:
+            torch.manual_seed(seed)
+            models.append(build())
     return models
 
 
@@ -214,14 +222,15 @@ def check_budget(budget: object, kind: type, what: str) -> None:
 
 def run_experiment(run_one: Callable[..., dict], tasks: Sequence[tuple], header: dict, schema: RunSchema,
                    out_path: str | os.PathLike, engine: "Engine", restart: bool, progress: bool, desc: str,
-                   identity: dict | None = None, run_many: Callable[[list[tuple]], list[dict]] | None = None
-                   ) -> dict:
+                   identity: dict | None = None, run_many: Callable[[list[tuple]], list[dict]] | None = None,
+                   concurrent_safe: bool = False) -> dict:
     """Run an experiment's sweep (:func:`~setfuncs.experiments.engine.run_sweep`): ``tasks`` with
-    ``run_one`` (or ``run_many`` per configuration on a GPU), the file's ``header`` (provenance), its
-    identity (default: :func:`~setfuncs.experiments.provenance.sweep_identity` of the header), and
-    ``schema``, which a resumed file must keep."""
+    ``run_one`` (or ``run_many`` per configuration on a GPU; several configurations at once if
+    ``concurrent_safe`` and the engine's ``concurrent`` say so), the file's ``header`` (provenance),
+    its identity (default: :func:`~setfuncs.experiments.provenance.sweep_identity` of the header),
+    and ``schema``, which a resumed file must keep."""
     from .engine import run_sweep
 
     identity = sweep_identity(header) if identity is None else identity
     return run_sweep(run_one, tasks, out_path, header, identity, engine, restart, progress, desc=desc,
-                     run_many=run_many, schema=schema)
+                     run_many=run_many, schema=schema, concurrent_safe=concurrent_safe)

@@ -32,11 +32,10 @@ circle, from :func:`~setfuncs.experiments.circle.batched.min_enclosing_circles`.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import torch
 from torch import Tensor
 
+from ..caching import shared_cache
 from .batched import min_enclosing_circles
 
 __all__ = ["MAX_COMPONENTS", "MEAN_STD", "STD_RANGE", "POPULATION_SIZE", "MARGINAL_SEED", "mixture_description",
@@ -96,7 +95,7 @@ def circle_batch(batch: int, n: int = POPULATION_SIZE,
     return x, circle_targets(x), None
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def test_set(size: int, n: int = POPULATION_SIZE, seed: int = 0) -> tuple[Tensor, Tensor, None]:
     """A fixed test set of ``size`` populations of ``n`` particles, drawn with ``seed``.
 
@@ -107,7 +106,7 @@ def test_set(size: int, n: int = POPULATION_SIZE, seed: int = 0) -> tuple[Tensor
     return circle_batch(size, n, torch.Generator().manual_seed(seed))
 
 
-@lru_cache(maxsize=1)
+@shared_cache(maxsize=1)
 def target_mean(populations: int = 10_000) -> tuple[float, float, float]:
     """The mean target ``(centre_x, centre_y, radius)`` over ``populations`` training-like populations
     of 20 particles (seed :data:`MARGINAL_SEED`): where every model's output starts

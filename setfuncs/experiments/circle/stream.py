@@ -15,12 +15,12 @@ times (``tests/test_ensemble.py`` checks it).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable
 
 import torch
 from torch import Tensor
 
+from ..caching import shared_cache
 from ..sweeps import TRAIN_SEED
 from .batched import min_enclosing_circles
 from .batched_torch import min_enclosing_circles_torch
@@ -29,7 +29,7 @@ from .data import POPULATION_SIZE, sample_populations
 __all__ = ["training_populations", "labels", "training_stream", "ensemble_stream", "stacked_sampler"]
 
 
-@lru_cache(maxsize=32)
+@shared_cache(maxsize=32)
 def training_populations(seed: int, steps: int, batch: int) -> Tensor:
     """The populations of the first ``steps`` training batches of run ``seed``, ``[steps, batch, 20, 2]``,
     drawn in the generator's order (cached per process; shared: do not modify)."""
@@ -52,7 +52,7 @@ def training_stream(seed: int, steps: int, batch: int) -> tuple[Tensor, Tensor]:
     return x, labels(x)
 
 
-@lru_cache(maxsize=1)
+@shared_cache(maxsize=1)
 def ensemble_stream(seeds: tuple[int, ...], steps: int, batch: int, device: str) -> tuple[Tensor, Tensor]:
     """The streams of ``seeds`` stacked as the ensemble reads them, ``x [steps, S, batch, 20, 2]`` and
     ``y [steps, S, batch, 3]``, on ``device`` (the last one cached: the next configuration reuses it).

@@ -149,15 +149,16 @@ def test_checkpoints(budget: Budget) -> Checkpoints:
 
 
 def train_ensemble(setting: str, equivariant: str, final: str, seeds: Sequence[int], budget: Budget,
-                   progress: bool = False, device: str = "cpu"
+                   progress: bool = False, device: str = "cpu", checkpoints: Sequence[Checkpoints] | None = None
                    ) -> list[tuple[sf.DeepSet, TrainingLog | FloatingPointError]]:
     """Train one configuration with ``seeds`` as one ensemble on ``device``
     (:func:`~setfuncs.experiments.sweeps.train_configuration_ensemble`): per seed, what :func:`train_model` gives
     (or the error of a diverged run). The seeds' training streams are made once per process and
-    shared by every configuration (:mod:`~setfuncs.experiments.circle.stream`)."""
+    shared by every configuration (:mod:`~setfuncs.experiments.circle.stream`). ``checkpoints``: one
+    :func:`test_checkpoints` per seed."""
     x, y = ensemble_stream(tuple(seeds), budget.steps, budget.batch, str(device))
     return train_configuration_ensemble(setting, equivariant, final, list(seeds), budget, target_mean(),
-                                        stacked_sampler(x, y), circle_loss, progress, device)
+                                        stacked_sampler(x, y), circle_loss, progress, device, checkpoints)
 
 
 def evaluate_run(model: sf.DeepSet, budget: Budget) -> dict:
@@ -199,17 +200,18 @@ def run_one(setting: str, equivariant: str, final: str, seed: int, budget: Budge
 
 def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     """:func:`run_one` for several seeds of one configuration, trained as one ensemble
-    (:func:`train_ensemble`; :func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`), the
-    test sets labelled beside the training; ``tasks`` are :func:`run_one`'s argument tuples, equal but
-    for the seed."""
+    (:func:`train_ensemble`, each seed with its :func:`test_checkpoints`, as :func:`run_one` records
+    them; :func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`), the test sets labelled
+    beside the training; ``tasks`` are :func:`run_one`'s argument tuples, equal but for the seed."""
     setting, equivariant, final, _, budget, progress, device = tasks[0]
+    checkpoints = [test_checkpoints(budget) for _ in tasks]
 
     def train(seeds: list[int]) -> list:
         with ThreadPoolExecutor(max_workers=1) as pool:   # the test sets' labels, beside the training
             pool.submit(lambda: [test_set(budget.test_size, n, TEST_SEED) for n in budget.test_population_sizes])
-            return train_ensemble(setting, equivariant, final, seeds, budget, progress, device)
+            return train_ensemble(setting, equivariant, final, seeds, budget, progress, device, checkpoints)
 
-    return run_configuration_ensemble(tasks, RUN_SCHEMA, train, lambda model: evaluate_run(model, budget))
+    return run_configuration_ensemble(tasks, RUN_SCHEMA, train, lambda model: evaluate_run(model, budget), checkpoints)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
@@ -251,4 +253,5 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     check_budget(budget, Budget, "circle")
     specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
     return run_experiment(run_one, tasks, provenance(budget, runs, specs), RUN_SCHEMA, out_path, engine, restart,
-                          progress, "circle sweep", run_many=run_ensemble)
+                          progress, "circle sweep", run_many=run_ensemble,
+                          concurrent_safe=True)

@@ -47,11 +47,12 @@ centred on the paper's test size of 100); a batch shares one ``N`` (``mask=None`
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import NamedTuple
 
 import torch
 from torch import Tensor
+
+from ..caching import shared_cache
 
 __all__ = ["SMALLER_WEIGHT_RANGE", "COMPONENT_STD", "TRAIN_SIZES", "TEST_POPULATION_SIZE",
            "Mixtures", "mixture_description", "sample_mixtures", "sample_labelled_particles", "sample_particles",
@@ -208,7 +209,7 @@ def padded_training_sampler(batch: int, generator: torch.Generator | None = None
     return padded
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def test_populations(count: int, n: int = TEST_POPULATION_SIZE, seed: int = 0,
                      std: float = COMPONENT_STD) -> Mixtures:
     """A fixed test set of ``count`` populations of ``n`` particles, drawn with ``seed``, with component

@@ -21,7 +21,6 @@ and minimises the expected squared error under the model's own belief.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 import scipy.optimize
@@ -32,6 +31,7 @@ from torch import Tensor
 from torch.nn.functional import softplus
 
 from setfuncs.population import syncs_allowed
+from ..caching import shared_cache
 
 __all__ = ["EPSILON", "beta_concentrations", "beta_log_likelihood", "beta_nll", "beta_mean",
            "beta_quantiles", "marginal_beta", "marginal_head_bias"]
@@ -89,7 +89,7 @@ def beta_quantiles(output: Tensor, q: float | list[float] | np.ndarray) -> np.nd
     return scipy.stats.beta.ppf(q[None, :], a, b)
 
 
-@lru_cache(maxsize=4)
+@shared_cache(maxsize=4)
 def marginal_beta(low: float = 0.05, high: float = 0.5) -> tuple[float, float]:
     r"""The Beta distribution closest to the targets' marginal, :math:`w \sim U[\text{low}, \text{high}]`:
     the maximum-likelihood :math:`(a, b)` in the limit of infinitely many targets, which solves

@@ -19,19 +19,19 @@ builds its mask :math:`m_{s,b,i} = [\,i < N_{t,s}\,]` there. The batches are exa
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable
 
 import torch
 from torch import Tensor
 
+from ..caching import shared_cache
 from ..sweeps import TRAIN_SEED
 from .data import TRAIN_SIZES, training_sampler
 
 __all__ = ["training_stream", "ensemble_stream", "stacked_sampler"]
 
 
-@lru_cache(maxsize=16)
+@shared_cache(maxsize=16)
 def training_stream(seed: int, steps: int, batch: int) -> tuple[Tensor, Tensor, Tensor]:
     """The first ``steps`` training batches of run ``seed`` on the CPU, padded to ``TRAIN_SIZES[1]``:
     ``x [steps, batch, N_max, 2]`` (zeros past each step's size), ``y [steps, batch, 1]`` and the sizes
@@ -47,7 +47,7 @@ def training_stream(seed: int, steps: int, batch: int) -> tuple[Tensor, Tensor, 
     return x, y, sizes
 
 
-@lru_cache(maxsize=1)
+@shared_cache(maxsize=1)
 def ensemble_stream(seeds: tuple[int, ...], steps: int, batch: int, device: str) -> tuple[Tensor, Tensor, Tensor]:
     """The streams of ``seeds`` stacked as an ensemble reads them, on ``device``: ``x [steps, S, batch,
     N_max, 2]``, ``y [steps, S, batch, 1]`` and the sizes ``[steps, S]`` (the last one cached: the next

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -51,6 +50,7 @@ import torch
 import setfuncs as sf
 from setfuncs.model import HEAD_SCALE
 from setfuncs.steps import TrainingLog
+from setfuncs.experiments.caching import shared_cache
 from setfuncs.experiments.engine import Engine
 from setfuncs.experiments.protocol import (Checkpoints, check_budget, checkpoint_steps, run_experiment,
                                            run_protocol)
@@ -129,7 +129,7 @@ def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf
     return make_deep_set(setting, equivariant, final, budget, marginal_head_bias(*SMALLER_WEIGHT_RANGE))
 
 
-@lru_cache(maxsize=32)
+@shared_cache(maxsize=32)
 def _test_samples(test_size: int, n: int, bootstraps: int, std: float = COMPONENT_STD) -> torch.Tensor:
     """The bootstrap subsamples ``[P, K, n, 2]`` of the test populations with component standard
     deviation ``std`` (shared by every run)."""
@@ -137,7 +137,7 @@ def _test_samples(test_size: int, n: int, bootstraps: int, std: float = COMPONEN
                              bootstraps, BOOTSTRAP_SEED)
 
 
-@lru_cache(maxsize=32)
+@shared_cache(maxsize=32)
 def _em_reference(test_size: int, n: int, bootstraps: int, std: float = COMPONENT_STD) -> np.ndarray:
     """EM's estimates ``[P, K]`` of :func:`_test_samples` (computed once per process and ``std``)."""
     return em_estimates(_test_samples(test_size, n, bootstraps, std)).numpy()
@@ -312,4 +312,5 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     check_budget(budget, Budget, "mixture")
     specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
     return run_experiment(run_one, tasks, provenance(budget, runs, specs), RUN_SCHEMA, out_path, engine, restart,
-                          progress, "mixture sweep", run_many=run_ensemble)
+                          progress, "mixture sweep", run_many=run_ensemble,
+                          concurrent_safe=True)
