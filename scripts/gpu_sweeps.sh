@@ -22,7 +22,8 @@
 # train at once, each on its own CUDA stream; the other two train one at a time).
 # Before any sweep with CONCURRENT > 1, scripts/concurrent_check.py trains a few circle
 # configurations at once and one after another on the device; unless they agree (and replay
-# graphs), every sweep runs with --concurrent 1. Its output is $OUT/concurrent_check.txt.
+# graphs) within CHECK_SECONDS (150), every sweep runs with --concurrent 1. Its output is
+# $OUT/concurrent_check.txt.
 # The same script runs on a CPU at the QUICK budget in tests/test_gpu_sweeps.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +58,8 @@ if [ "$DEVICE" = cpu ] && [ "$CONCURRENT" -gt 1 ]; then
   CONCURRENT=1
 elif [ "$CONCURRENT" -gt 1 ]; then
   start=$(date +%s)
-  if $PY scripts/concurrent_check.py --device "$DEVICE" --configurations "$CONCURRENT" > "$OUT/concurrent_check.txt" 2>&1; then
+  if timeout --kill-after=10 "${CHECK_SECONDS:-150}" $PY scripts/concurrent_check.py --device "$DEVICE" \
+      --configurations "$CONCURRENT" > "$OUT/concurrent_check.txt" 2>&1; then
     echo "concurrent: $CONCURRENT (check passed in $(( $(date +%s) - start )) s: $(head -n 1 "$OUT/concurrent_check.txt"))" | tee -a "$OUT/summary.txt"
   else
     echo "concurrent: 1 (check failed in $(( $(date +%s) - start )) s: $(tail -n 1 "$OUT/concurrent_check.txt"))" | tee -a "$OUT/summary.txt"
