@@ -145,3 +145,16 @@ def test_only_the_copy_of_the_papers_numbers_is_read_as_the_paper(tmp_path: Path
 def test_missing_results_file_says_how_to_get_it() -> None:
     with pytest.raises(FileNotFoundError, match="clone"):
         results_file("no-such-sweep.json")
+
+
+def test_the_circle_convergence_probe_is_complete_with_its_learning_curves() -> None:
+    """results/probes/circle-convergence.json, chapter 8's learning curves: the sweep command itself at the
+    medium budget, every configuration with ten seeds, a clean commit, and every run's curve and checkpoints."""
+    probe = circle.load_results(RESULTS_DIR / "probes" / "circle-convergence.json")
+    _check_rerun_header(probe, circle.MEDIUM, set(probe["configurations"]), 10)
+    assert probe["complete"] and len(probe["configurations"]) == 5 and len(probe["runs"]) == 50
+    assert not probe["git_commit"].endswith("-dirty") and probe["wall_seconds"] > 0
+    for run in probe["runs"]:
+        curve = run["learning_curve"]
+        assert run["error"] is None and len(curve["loss"]) == len(curve["steps"]) == 100
+        assert curve["test"]["steps"] == [400, 800, 1200, 1600, 2000] and len(curve["test"]["values"]) == 5

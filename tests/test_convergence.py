@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from setfuncs.experiments.convergence import checkpoint_curves, late_change
+from setfuncs.experiments.convergence import checkpoint_curves, late_change, loss_curves
 from setfuncs.experiments.results import RESULTS_DIR
 
 STEPS = [100, 200, 300, 400, 500]
@@ -49,3 +49,30 @@ def test_a_file_without_checkpoints_is_refused_with_the_reason() -> None:
     earlier = json.loads((RESULTS_DIR / "circle-medium.json").read_text())
     with pytest.raises(ValueError, match="written before the shared run protocol"):
         checkpoint_curves(earlier, "setting")
+
+
+def with_losses(results: dict, scale_of: dict[str, float]) -> dict:
+    """``results`` whose runs record a training loss curve of 4 windows, ``scale`` times the seed + 1 halving each window."""
+    for run in results["runs"]:
+        run["learning_curve"]["steps"] = [5, 10, 15, 20]
+        run["learning_curve"]["loss"] = [scale_of[run["setting"]] * (run["seed"] + 1) / 2 ** k for k in range(4)]
+    return results
+
+
+def test_loss_curves_give_median_and_quartiles_per_group_over_trained_runs() -> None:
+    results = with_losses(runs({"a": 0.1, "b": 0.1}, seeds=5), {"a": 1.0, "b": 10.0})
+    results["runs"][4]["collapsed"] = True                          # group a's seed 4 is left out
+    curves = loss_curves(results, "setting")
+    assert curves["a"]["runs"] == 4 and curves["b"]["runs"] == 5 and curves["a"]["steps"] == [5, 10, 15, 20]
+    assert curves["a"]["median"] == pytest.approx([2.5 / 2 ** k for k in range(4)])     # seeds 1..4: median 2.5
+    assert curves["b"]["median"] == pytest.approx([30.0 / 2 ** k for k in range(4)])
+    assert curves["b"]["q25"] == pytest.approx([20.0 / 2 ** k for k in range(4)])
+    results["runs"][0]["learning_curve"]["steps"] = [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="different windows"):
+        loss_curves(results, "setting")
+
+
+def test_loss_curves_refuse_a_file_without_learning_curves() -> None:
+    earlier = json.loads((RESULTS_DIR / "circle-medium.json").read_text())
+    with pytest.raises(ValueError, match="written before the shared run protocol"):
+        loss_curves(earlier, "setting")

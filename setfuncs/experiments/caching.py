@@ -1,6 +1,6 @@
 """A per-process cache that threads share: each value is made once, even when threads ask for it at once.
 
-:func:`functools.lru_cache` is safe to call from several threads, but it does not wait: threads
+``functools.lru_cache`` is safe to call from several threads, but it does not wait: threads
 that miss the same key at the same time each compute the value. When configurations train at once
 in threads (:mod:`~setfuncs.experiments.concurrent`), they all ask for the same seeds' training
 stream and test sets first; :func:`shared_cache` makes the first caller compute them while the
@@ -12,23 +12,21 @@ from __future__ import annotations
 
 import threading
 from functools import lru_cache, wraps
-from typing import Callable, TypeVar
+from typing import Any, Callable
 
 __all__ = ["shared_cache"]
 
-T = TypeVar("T")
 
-
-def shared_cache(maxsize: int | None) -> Callable[[Callable[..., T]], Callable[..., T]]:
+def shared_cache(maxsize: int | None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``functools.lru_cache(maxsize)`` with one lock per function held during each call: a value
     is computed by one thread while the others asking for it wait, then read from the cache.
     The wrapper keeps ``cache_info`` and ``cache_clear``."""
-    def decorate(function: Callable[..., T]) -> Callable[..., T]:
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         cached = lru_cache(maxsize=maxsize)(function)
         lock = threading.Lock()
 
         @wraps(function)
-        def call(*args, **kwargs) -> T:
+        def call(*args: Any, **kwargs: Any) -> Any:
             with lock:
                 return cached(*args, **kwargs)
 

@@ -12,7 +12,8 @@ the second-to-last checkpoint to the last,
 signed so that a positive :math:`d_s` is an improvement, tested two-sided by sign flips over seeds
 with one Holm correction over the groups (:func:`~setfuncs.experiments.findings.compare_pairs`). A
 group whose metric is "still improving" has not converged at this budget; "undecided" says the
-seeds cannot tell a change from none, not that the group has converged. Runs that diverged,
+seeds cannot tell a change from none, not that the group has converged. :func:`loss_curves` gives
+the same median and quartiles of the training loss over the learning curve's windows. Runs that diverged,
 collapsed or failed, or lack a finite checkpoint, are left out. matplotlib is imported by the axes
 a caller passes in, never here.
 """
@@ -26,7 +27,8 @@ import numpy as np
 from .findings import Comparison, compare_pairs
 from .schema import trained_runs
 
-__all__ = ["checkpoints_by_group", "checkpoint_curves", "late_change", "plot_checkpoint_curves"]
+__all__ = ["checkpoints_by_group", "checkpoint_curves", "loss_curves", "late_change", "plot_checkpoint_curves",
+           "plot_loss_curves"]
 
 
 def checkpoints_by_group(results: dict, group: str) -> dict[str, list[tuple[int, list[int], np.ndarray]]]:
@@ -54,9 +56,37 @@ def checkpoint_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
         if any(r[1] != steps for r in runs):
             raise ValueError(f"the runs of {group} {name!r} were checked at different steps; "
                              f"they belong to different budgets")
-        values = np.stack([r[2] for r in runs])
-        q25, median, q75 = np.quantile(values, [0.25, 0.5, 0.75], axis=0)
-        curves[name] = {"steps": steps, "median": median, "q25": q25, "q75": q75, "runs": len(runs)}
+        curves[name] = _quantiles(steps, np.stack([r[2] for r in runs]))
+    return curves
+
+
+def _quantiles(steps: list[int], values: np.ndarray) -> dict[str, Any]:
+    """``steps``, and the median and quartiles over the rows of ``values [runs, points]``."""
+    q25, median, q75 = np.quantile(values, [0.25, 0.5, 0.75], axis=0)
+    return {"steps": steps, "median": median, "q25": q25, "q75": q75, "runs": len(values)}
+
+
+def loss_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
+    """Per group (the runs' field ``group``): ``steps``, and the ``median``, ``q25`` and ``q75`` over
+    its trained runs of the training loss in the learning curve's windows
+    (:func:`~setfuncs.experiments.protocol.learning_curve`: the mean loss of each window, ``steps``
+    its end), and ``runs``. A ValueError if no run records a learning curve, or names a group whose
+    runs disagree on the windows (they belong to different budgets)."""
+    by_group: dict[str, list[tuple[list[int], np.ndarray]]] = {}
+    for run in trained_runs(results):
+        curve = run.get("learning_curve") or {}
+        if curve.get("loss"):
+            by_group.setdefault(str(run[group]), []).append((list(curve["steps"]), np.asarray(curve["loss"], dtype=float)))
+    if not by_group:
+        raise ValueError("no run of these results records a learning curve: the file was written before the shared "
+                         "run protocol recorded them; rerun the sweep")
+    curves = {}
+    for name, runs in by_group.items():
+        steps = runs[0][0]
+        if any(r[0] != steps for r in runs):
+            raise ValueError(f"the runs of {group} {name!r} record their losses over different windows; "
+                             f"they belong to different budgets")
+        curves[name] = _quantiles(steps, np.stack([r[1] for r in runs]))
     return curves
 
 
@@ -84,4 +114,16 @@ def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: s
         ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("training step")
     ax.set_ylabel(f"{metric} (median, quartiles over runs)")
+    ax.legend(fontsize="small")
+
+
+def plot_loss_curves(ax: Any, curves: dict[str, dict[str, Any]], quantity: str = "training loss") -> None:
+    """The median training loss of each group (:func:`loss_curves`) against the step, with its
+    interquartile band, on ``ax`` (matplotlib axes), on a log scale."""
+    for name, curve in curves.items():
+        line, = ax.plot(curve["steps"], curve["median"], label=f"{name} ({curve['runs']} runs)")
+        ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
+    ax.set_xlabel("training step")
+    ax.set_ylabel(f"{quantity} (median, quartiles over runs)")
+    ax.set_yscale("log")
     ax.legend(fontsize="small")
