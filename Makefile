@@ -40,9 +40,10 @@ LAB_FLAGS ?=
 setup: .venv/.stamp $(STATIC)/.stamp
 
 # requirements.txt holds only pins, so it installs from any folder; the package is installed
-# editable from this folder, so the chapters import the working tree's setfuncs. --no-compile:
-# Python compiles a module when it is first imported, so only what runs is compiled (a fresh
-# install here took 87 s instead of 157 s).
+# editable from this folder, so the chapters import the working tree's setfuncs. pip compiles the
+# installed modules: this machine sets PYTHONDONTWRITEBYTECODE=1, so a module pip leaves
+# uncompiled is compiled again by every process that imports it (with --no-compile the install
+# took 87 s instead of 157 s, and the unit tests of a fresh clone 588 s where they had taken 374 s).
 .venv/.stamp: requirements.txt pyproject.toml
 	@test -x $(PY) || { \
 	  where="$$(command -v $(PYTHON))" && version="$$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null)" \
@@ -50,8 +51,8 @@ setup: .venv/.stamp $(STATIC)/.stamp
 	  $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
 	    || { echo "make needs Python 3.11 or newer; found $$version at $$where; set PYTHON=python3.11" >&2; exit 1; }; \
 	  echo "$(PYTHON) -m venv .venv"; $(PYTHON) -m venv .venv; }
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -e "$(CURDIR)"
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -e "$(CURDIR)"
 	touch $@
 
 # The chapters in JupyterLab (jupyterlab-myst renders their exercises, citations and
