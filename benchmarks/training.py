@@ -46,8 +46,8 @@ from __future__ import annotations
 import argparse
 import platform
 import time
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
+from functools import partial
 from typing import Callable, Iterator
 
 import torch
@@ -61,6 +61,7 @@ from setfuncs.experiments.mixture import MEDIUM as MIXTURE_MEDIUM
 from setfuncs.experiments.mixture import make_model as mixture_deep_set
 from setfuncs.experiments.mixture.data import padded_training_sampler, training_sampler
 from setfuncs.experiments.mixture.loss import beta_nll
+from setfuncs.experiments.concurrent import at_once, on_own_stream
 from setfuncs.experiments.protocol import RANDOM_STATE
 from setfuncs.experiments.sweeps import RERUN_SEEDS, all_configurations, paper_configurations, spec_of
 from setfuncs.experiments.attention import CANVAS_SIZE
@@ -217,26 +218,20 @@ def concurrent_rates(make: Callable[[str], nn.Module], batch: Callable, loss: Ca
                          None if mask is None else torch.stack([mask] * seeds))
 
     def one(spec: str, n: int) -> None:
-        stream = torch.cuda.Stream(device) if device.type == "cuda" else None
-        with torch.cuda.stream(stream) if stream is not None else nullcontext():
-            with RANDOM_STATE:
-                torch.manual_seed(0)
-                models = [make(spec) for _ in range(seeds)]
-            fit_ensemble(models, lambda: stacked[spec], steps=n, clip=1.0, progress=False, device=device, **how)
-            if stream is not None:
-                stream.synchronize()
+        with RANDOM_STATE:
+            torch.manual_seed(0)
+            models = [make(spec) for _ in range(seeds)]
+        fit_ensemble(models, lambda: stacked[spec], steps=n, clip=1.0, progress=False, device=device, **how)
 
-    def at_once(n: int) -> None:
-        with ThreadPoolExecutor(max_workers=len(specs)) as pool:
-            for future in [pool.submit(one, spec, n) for spec in specs]:
-                future.result()
+    def together(n: int) -> None:
+        at_once([partial(one, spec, n) for spec in specs], device)
 
     def one_after_another(n: int) -> None:
         for spec in specs:
-            one(spec, n)
+            on_own_stream(partial(one, spec, n), device)
 
     models = len(specs) * seeds
-    return (models / marginal_seconds(at_once, warm, steps, device),
+    return (models / marginal_seconds(together, warm, steps, device),
             models / marginal_seconds(one_after_another, warm, steps, device))
 
 

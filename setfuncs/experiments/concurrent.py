@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
-from typing import Callable, Sequence
+from functools import partial
+from typing import Any, Callable, Sequence
 
 import torch
 
-__all__ = ["Group", "failure_record", "run_concurrently"]
+__all__ = ["Group", "failure_record", "on_own_stream", "in_threads", "at_once", "run_concurrently"]
 
 #: One configuration's share of a concurrent task, the ``(spec, seed)`` of each of its runs and
 #: ``run_many``'s argument tuples for them.
@@ -55,17 +55,41 @@ def failure_record(spec: str, seed: int, error: BaseException, trace: str, kind:
     return {"spec": spec, "seed": seed, "error": message, "failure": {"kind": kind, "traceback": trace + message}}
 
 
-def _one(run_many: Callable[[list[tuple]], list[dict]], group: Group, device: torch.device) -> list[dict]:
-    """``run_many`` of one group on a stream of its own (on a GPU), or the failure record of each of
-    its runs if it raises."""
+def on_own_stream(function: Callable[[], Any], device: torch.device) -> Any:
+    """``function()`` with a new CUDA stream as this thread's current stream, waiting for the stream's
+    work before returning (on a CPU ``device``: ``function()``)."""
+    if device.type != "cuda":
+        return function()
+    stream = torch.cuda.Stream(device)
+    with torch.cuda.stream(stream):
+        result = function()
+    stream.synchronize()
+    return result
+
+
+def in_threads(functions: Sequence[Callable[[], Any]]) -> list[Any]:
+    """The results of ``functions``, each called in a thread of its own (a single one in this thread),
+    in their order; an exception one of them raises is raised here."""
+    if len(functions) == 1:
+        return [functions[0]()]
+    with ThreadPoolExecutor(max_workers=len(functions), thread_name_prefix="configuration") as pool:
+        futures = [pool.submit(function) for function in functions]
+        return [future.result() for future in futures]
+
+
+def at_once(functions: Sequence[Callable[[], Any]], device: str | torch.device) -> list[Any]:
+    """The results of ``functions``, each called in a thread of its own and, on a CUDA ``device``, on a
+    CUDA stream of its own (:func:`in_threads`, :func:`on_own_stream`), in their order."""
+    target = torch.device(device)
+    return in_threads([partial(on_own_stream, function, target) for function in functions])
+
+
+def _recorded(run_many: Callable[[list[tuple]], list[dict]], group: Group, device: torch.device) -> list[dict]:
+    """``run_many`` of one group on a stream of its own (:func:`on_own_stream`), or the failure record
+    of each of its runs if it raises (the stream's work included)."""
     keys, args = group
     try:
-        stream = torch.cuda.Stream(device) if device.type == "cuda" else None
-        with torch.cuda.stream(stream) if stream is not None else nullcontext():
-            records = run_many(args)
-            if stream is not None:
-                stream.synchronize()
-        return records
+        return on_own_stream(partial(run_many, args), device)
     except Exception as error:  # noqa: BLE001 -- recorded per run, as the engine records a task that raised
         trace = "".join(traceback.format_tb(error.__traceback__))
         return [failure_record(spec, seed, error, trace) for spec, seed in keys]
@@ -81,8 +105,5 @@ def run_concurrently(run_many: Callable[[list[tuple]], list[dict]], groups: Sequ
     if not groups:
         raise ValueError("run_concurrently needs at least one group")
     target = torch.device(device)
-    if len(groups) == 1:
-        return _one(run_many, groups[0], target)
-    with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="configuration") as pool:
-        futures = [pool.submit(_one, run_many, group, target) for group in groups]
-        return [record for future in futures for record in future.result()]
+    done = in_threads([partial(_recorded, run_many, group, target) for group in groups])
+    return [record for records in done for record in records]

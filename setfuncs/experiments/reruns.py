@@ -35,21 +35,15 @@ def rerun_agreement(rerun: dict, committed: dict, metric: str) -> dict[str, dict
         raise ValueError(f"rerun and committed must be runs of one experiment, got {rerun.get('experiment')!r} "
                          f"and {committed.get('experiment')!r}")
     before = {(r["spec"], r["seed"]): r[metric] for r in trained_runs(committed)}
-    rows: dict[str, dict[str, Any]] = {}
+    pairs: dict[str, list[tuple[float, float]]] = {}
     for run in trained_runs(rerun):
         old = before.get((run["spec"], run["seed"]))
-        if old is None or not math.isfinite(old) or not math.isfinite(run[metric]):
-            continue
-        row = rows.setdefault(run["spec"], {"seeds": 0, "identical": 0, "largest_relative_difference": 0.0,
-                                            "committed": [], "rerun": []})
-        row["seeds"] += 1
-        row["identical"] += run[metric] == old
-        row["largest_relative_difference"] = max(row["largest_relative_difference"], abs(run[metric] - old) / abs(old))
-        row["committed"].append(old)
-        row["rerun"].append(run[metric])
-    if not rows:
+        if old is not None and math.isfinite(old) and math.isfinite(run[metric]):
+            pairs.setdefault(run["spec"], []).append((old, run[metric]))
+    if not pairs:
         raise ValueError("the rerun and the committed file pair no trained run (the same spec and seed)")
-    for row in rows.values():
-        row["median_committed"] = float(np.median(row.pop("committed")))
-        row["median_rerun"] = float(np.median(row.pop("rerun")))
-    return rows
+    return {spec: {"seeds": len(both), "identical": sum(old == new for old, new in both),
+                   "largest_relative_difference": max(abs(new - old) / abs(old) for old, new in both),
+                   "median_committed": float(np.median([old for old, _ in both])),
+                   "median_rerun": float(np.median([new for _, new in both]))}
+            for spec, both in pairs.items()}
