@@ -55,7 +55,8 @@
     if (!within(box, wrapperBox)) {
       const scrolls = ["auto", "scroll"].includes(wrapperStyle.overflowX);
       if (!scrolls || !wrapperStyle.backgroundImage.includes("gradient")) {
-        problems.push(`${describe(element)} is cut off without a scroll cue`);
+        const shown = `overflow-x ${wrapperStyle.overflowX}, background ${wrapperStyle.backgroundImage.slice(0, 30)}`;
+        problems.push(`${describe(element)} is cut off without a scroll cue (${shown}; theme "${document.documentElement.dataset.theme}")`);
       }
     }
     if (!within(wrapperBox, window_)) problems.push(`${describe(element)} leaves the window`);

@@ -59,6 +59,12 @@ LAYOUT_PAGES = ["book/03_sum_isomorphism.html", "book/08_circle.html", "book/09_
 LAYOUT_WIDTHS = [1300, 390]
 #: Lists what a page shows of its tables and figures only in part (see the file).
 LAYOUT_CHECK = (Path(__file__).with_name("browser_layout.js")).read_text()
+#: True once the page has its colour theme, its fonts and (where it has one) MathJax's first
+#: typesetting: the layout check measures the page a reader sees, not one still being styled.
+SETTLED = """() => document.documentElement.dataset.theme !== ""
+  && document.fonts.status === "loaded"
+  && (window.MathJax?.startup?.promise === undefined || window.__setfuncsTypeset === true
+      || (window.MathJax.startup.promise.then(() => { window.__setfuncsTypeset = true; }), false))"""
 #: The chapter that JupyterLab runs: a slider over a continuous range, and exercises.
 LAB_CHAPTER = ROOT / "book" / "04_logsumexp.ipynb"
 
@@ -173,7 +179,18 @@ def test_tables_and_figures_fit_the_page(browser: Browser, base_url: str, path: 
                                          width: int) -> None:
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.goto(base_url + path, wait_until="networkidle")
+    page.wait_for_function(SETTLED)
     problems = page.evaluate(LAYOUT_CHECK)
+    if problems:
+        # Once (CI, 2026-11-27, under the PDF build's load) the first two tables of chapter 8
+        # failed at 390 px and no other did, which we could not reproduce in 16 loads. A layout
+        # the reader sees is one that lasts: the check is repeated a second later, and both
+        # results are reported if the second still fails.
+        page.wait_for_timeout(1000)
+        first, problems = problems, page.evaluate(LAYOUT_CHECK)
+        if problems:
+            problems += [f"(a second earlier: {problem})" for problem in first
+                         if problem not in problems]
     page.close()
     assert not problems, f"at {width} px:\n" + "\n".join(problems)
 
