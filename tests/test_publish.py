@@ -50,6 +50,14 @@ def _step(action: str) -> tuple[int, dict]:
     return found[0]
 
 
+def _cache_step(path: str) -> tuple[int, dict]:
+    """The position and the ``actions/cache`` step that keeps ``path``."""
+    found = [(i, s) for i, s in enumerate(_steps())
+             if s.get("uses", "").split("@")[0] == "actions/cache" and s["with"]["path"] == path]
+    assert len(found) == 1, f"{WORKFLOW.name}: expected one step that caches {path}, found {len(found)}"
+    return found[0]
+
+
 def _run_step(command: str) -> int:
     found = [i for i, s in enumerate(_steps()) if command in s.get("run", "").splitlines()]
     assert len(found) == 1, f"{WORKFLOW.name}: expected one step that runs `{command}`"
@@ -87,16 +95,18 @@ def test_workflow_builds_with_make_book_then_uploads_and_deploys_its_html() -> N
     build = _run_step("make book")
     python, setup_python = _step("actions/setup-python")
     node, setup_node = _step("actions/setup-node")
-    cache, cached = _step("actions/cache")
+    cache, _ = _cache_step("_build/.jupyter_cache")
+    uv_cache, uv_cached = _cache_step("~/.cache/uv")
     upload, uploaded = _step("actions/upload-pages-artifact")
     deploy, _ = _step("actions/deploy-pages")
-    assert setup_python["with"]["cache"] == "pip"
-    assert setup_python["with"]["cache-dependency-path"] == "requirements.txt"
+    assert setup_python["with"]["python-version"] == "3.11"
+    # make installs with uv (Makefile, UV_INSTALL): its cache, keyed on the pins and uv's version
+    assert "hashFiles('requirements.txt', 'Makefile')" in uv_cached["with"]["key"]
+    assert "$(UV_INSTALL) -r requirements.txt" in (ROOT / "Makefile").read_text(encoding="utf-8")
     assert setup_node["with"]["cache"] == "npm"
     assert setup_node["with"]["cache-dependency-path"] == "package-lock.json"
-    assert cached["with"]["path"] == "_build/.jupyter_cache"
     assert uploaded["with"]["path"] == "_build/html"
-    assert max(python, node, cache) < build < upload < deploy
+    assert max(python, node, cache, uv_cache) < build < upload < deploy
 
 
 def test_the_cached_path_is_where_make_book_keeps_executed_chapters() -> None:
