@@ -34,6 +34,15 @@ x 10 seeds x steps) the same projection in minutes, from the slowest and fastest
 ``--specs`` (with ``--only``) times other specs of one experiment; ``tests/test_benchmark_training.py``
 runs the benchmark in CI-sized form.
 
+``compiled``: one model whose objective (its forward pass and loss) ``torch.compile`` compiles
+with Inductor at fixed shapes, trained by ``fit`` (graphed on a GPU, so against ``graphed`` it is
+what compiling adds under the graph), with Dynamo's graph breaks counted beside it; only when named
+(``--modes eager graphed compiled``: ``scripts/gpu_checks.sh`` times the circle specs so), since every
+spec is compiled first (on this CPU a QUICK circle model took 8 s in the plain setting, 51 s in the
+recurrent one). A graph
+break is code Dynamo could not trace, run by Python in between (e.g. ``nn.LSTM``, which the
+recurrent settings' process step uses): the count says how much of the step stayed uncompiled.
+
 ``concurrent`` (a mode of its own, once per experiment): the ensembles of every spec timed, trained
 at once, each in a thread and (on a GPU) on a CUDA stream of its own, as ``--concurrent K`` of a
 sweep trains its configurations (:mod:`setfuncs.experiments.concurrent`), against the same
@@ -184,6 +193,8 @@ def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, s
     how = {"loss": None, "objective": loss} if objective else {"loss": loss}
     g = torch.Generator().manual_seed(0)
     data = [batch(device, g, mode) for _ in range(4)]
+    if mode == "compiled":
+        return compiled_rate(make(spec), data, loss, objective, device, warm, steps)
 
     if mode == "ensemble":
         x, y, mask = data[0]                  # every model on the same batch: the step's cost, not the data's
@@ -201,6 +212,29 @@ def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, s
         fit(make(spec), lambda: data[next(cycle) % len(data)], steps=n, clip=1.0, progress=False, device=device,
             graph=(mode == "graphed"), **how)
     return 1.0 / marginal_seconds(train, warm, steps, device)
+
+
+def compiled_rate(model: nn.Module, data: list[tuple], loss: Callable, objective: bool, device: torch.device,
+                  warm: int, steps: int) -> float:
+    """Model-steps per second of one model whose objective (``loss(model(x, mask), y)``, or the
+    objective itself) is compiled by ``torch.compile`` (Inductor, fixed shapes), trained by ``fit``
+    (graphed on a GPU). One model and one compiled function serve every timed call, so that only
+    the first call compiles; Dynamo's graph breaks are counted by :func:`graph_breaks`."""
+    scored = loss if objective else (lambda m, x, y, mask: loss(m(x, mask), y))
+    compiled = torch.compile(scored, dynamic=False)
+    cycle = iter(range(10**9))
+
+    def train(n: int) -> None:
+        fit(model, lambda: data[next(cycle) % len(data)], loss=None, objective=compiled, steps=n, clip=1.0,
+            progress=False, device=device, graph=device.type == "cuda")
+    return 1.0 / marginal_seconds(train, warm, steps, device)
+
+
+def graph_breaks() -> int:
+    """Dynamo's graph breaks so far in this process (each falls back to Python for the code it
+    could not trace: e.g. ``nn.LSTM``, which Dynamo does not trace)."""
+    from torch._dynamo.utils import counters
+    return sum(counters["graph_break"].values())
 
 
 def concurrent_rates(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, specs: list[str],
@@ -247,9 +281,10 @@ def main() -> None:
                         help=f"circle specs to time (default: {' '.join(CIRCLE_SPECS)}); 'paper': the paper's 36")
     parser.add_argument("--specs", nargs="+", default=None, metavar="SPEC",
                         help="with --only: time these specs of that experiment instead of its default ones")
-    parser.add_argument("--modes", nargs="+", choices=["eager", "graphed", "ensemble", "products", "concurrent"],
-                        default=None,
-                        help="modes to time (default: all the device has; eager is the ratios' baseline)")
+    parser.add_argument("--modes", nargs="+",
+                        choices=["eager", "graphed", "ensemble", "products", "concurrent", "compiled"], default=None,
+                        help="modes to time (default: all the device has but compiled, which compiles every spec "
+                             "first; eager is the ratios' baseline)")
     args = parser.parse_args()
     if args.specs is not None and args.only is None:
         parser.error("--specs needs --only (the experiment whose specs they are)")
@@ -286,11 +321,13 @@ def main() -> None:
         for spec in specs:
             cells = []
             for mode in modes + (["products"] if products and "r-" in spec else []):
+                breaks = graph_breaks()
                 rate = measure(make, batch, loss, spec, mode, device, warm, n, args.seeds, key == "attention")
                 rates[(title, spec, mode)] = rate
                 base = rates.get((title, spec, "eager"))
                 ratio = f" x{rate / base:5.2f}" if base else ""
-                cells.append(f"{mode} {rate:9.1f}/s ({1e3 / rate:7.3f} ms){ratio}")
+                broken = f" [{graph_breaks() - breaks} graph breaks]" if mode == "compiled" else ""
+                cells.append(f"{mode} {rate:9.1f}/s ({1e3 / rate:7.3f} ms){ratio}{broken}")
             print(f"  {spec:<12} " + " | ".join(cells), flush=True)
         if concurrent and len(specs) > 1:
             together, apart = concurrent_rates(make, batch, loss, specs, device, warm, n, args.seeds, key == "attention")

@@ -3,7 +3,8 @@
 #   1. tests/test_cuda.py (graphed = eager, ensembles = seeds one by one, fallbacks, the sweep on a GPU,
 #      every rerun's ensemble replaying one graph: mixture, attention, point clouds),
 #      with the CPU suites of the same code, in 4 pytest workers;
-#   2. benchmarks/training.py (eager, graphed, ensemble of 20: model-steps per second);
+#   2. benchmarks/training.py (eager, graphed, ensemble of 20: model-steps per second), then the
+#      circle specs graphed with and without torch.compile (compiled.txt: issue 30's candidate);
 #   3. the circle sweep command at the FULL budget for two configurations x 20 seeds (max/max, the
 #      fastest, and r-lse/r-lse, the slowest), timed end to end, into $OUT/circle-full-gpu.json.
 # Usage: OUT=folder bash scripts/gpu_checks.sh   (every log lands in $OUT)
@@ -20,6 +21,10 @@ echo "tests: $(( $(date +%s) - start )) s" | tee -a "$OUT/pytest.txt"
 start=$(date +%s)
 $PY benchmarks/training.py --steps "${BENCH_STEPS:-100}" 2>&1 | tee "$OUT/benchmark.txt"
 echo "benchmark: $(( $(date +%s) - start )) s" | tee -a "$OUT/benchmark.txt"
+start=$(date +%s)
+timeout "${COMPILE_SECONDS:-300}" $PY benchmarks/training.py --only circle --modes eager graphed compiled \
+    --steps "${BENCH_STEPS:-100}" 2>&1 | tee "$OUT/compiled.txt"
+echo "compiled benchmark: exit ${PIPESTATUS[0]}, $(( $(date +%s) - start )) s" | tee -a "$OUT/compiled.txt"
 start=$(date +%s)
 timeout "${SWEEP_SECONDS:-360}" $PY -m setfuncs.experiments.circle sweep --budget full --runs 20 \
     --configurations max/max r-lse/r-lse --device cuda --jobs 1 --out "$OUT/circle-full-gpu.json" --no-progress \

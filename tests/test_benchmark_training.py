@@ -34,12 +34,31 @@ def test_the_benchmark_times_both_modes_and_projects_the_rerun(monkeypatch, caps
                     out, re.M)
     assert row, out
     eager, ensemble, ratio = map(float, row.groups())
-    assert eager > 0 and ensemble > 0 and ratio == pytest.approx(ensemble / eager, rel=0.01, abs=0.01)
+    # the rates are printed to 0.1 and the ratio to 0.01: the ratio of the true rates lies within
+    # what the printed rates allow (at a few steps per second, 6.05 and 7.74 print as 6.1 and 7.7,
+    # and their ratio, 0.78, as such)
+    half = 0.05
+    assert eager > half and ensemble > half
+    assert (ensemble - half) / (eager + half) - 0.005 <= ratio <= (ensemble + half) / (eager - half) + 0.005
     projection = re.search(rf"the {title} rerun's {configurations} configurations x 10 seeds x (\d+) steps .*: "
                            r"([\d.]+) min to ([\d.]+) min", out)
     assert projection, out
     steps = int(projection.group(1))
-    assert float(projection.group(2)) == pytest.approx(configurations * 10 * steps / ensemble / 60, rel=0.01)
+    minutes = configurations * 10 * steps / 60
+    low, high = minutes / (ensemble + half), minutes / (ensemble - half)
+    assert low - 0.05 <= float(projection.group(2)) <= high + 0.05     # minutes printed to 0.1
+
+
+def test_the_compiled_mode_times_a_compiled_objective_and_counts_graph_breaks(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(sys, "argv", ["training.py", "--device", "cpu", "--only", "circle", "--specs", "max/max",
+                                      "--steps", "3", "--seeds", "1", "--modes", "eager", "compiled"])
+    benchmark_module().main()
+    out = capsys.readouterr().out
+    row = re.search(r"^\s+max/max\s+eager\s+([\d.]+)/s .*\| compiled\s+([\d.]+)/s \(.*\) x\s*([\d.]+) "
+                    r"\[(\d+) graph breaks\]$", out, re.M)
+    assert row, out
+    assert float(row.group(2)) > 0
+    assert int(row.group(4)) == 0, "a plain Deep Set compiles whole: no graph break"
 
 
 def test_specs_without_an_experiment_are_refused(monkeypatch) -> None:
