@@ -182,7 +182,8 @@ def cells_from_products() -> Iterator[None]:
 
 
 def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, spec: str, mode: str,
-            device: torch.device, warm: int, steps: int, seeds: int, objective: bool = False) -> float:
+            device: torch.device, warm: int, steps: int, seeds: int, objective: bool = False,
+            backend: str = "inductor") -> float:
     """Model-steps per second of one spec in one mode (``eager``, ``graphed``, ``ensemble``, or
     ``products``: graphed on a GPU, eager on a CPU, with :func:`cells_from_products`). With
     ``objective``, ``loss`` is the objective of the model and the batch (``fit(objective=...)``)."""
@@ -194,7 +195,7 @@ def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, s
     g = torch.Generator().manual_seed(0)
     data = [batch(device, g, mode) for _ in range(4)]
     if mode == "compiled":
-        return compiled_rate(make(spec), data, loss, objective, device, warm, steps)
+        return compiled_rate(make(spec), data, loss, objective, device, warm, steps, backend)
 
     if mode == "ensemble":
         x, y, mask = data[0]                  # every model on the same batch: the step's cost, not the data's
@@ -215,13 +216,13 @@ def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, s
 
 
 def compiled_rate(model: nn.Module, data: list[tuple], loss: Callable, objective: bool, device: torch.device,
-                  warm: int, steps: int) -> float:
+                  warm: int, steps: int, backend: str = "inductor") -> float:
     """Model-steps per second of one model whose objective (``loss(model(x, mask), y)``, or the
     objective itself) is compiled by ``torch.compile`` (Inductor, fixed shapes), trained by ``fit``
     (graphed on a GPU). One model and one compiled function serve every timed call, so that only
     the first call compiles; Dynamo's graph breaks are counted by :func:`graph_breaks`."""
     scored = loss if objective else (lambda m, x, y, mask: loss(m(x, mask), y))
-    compiled = torch.compile(scored, dynamic=False)
+    compiled = torch.compile(scored, backend=backend, dynamic=False)
     cycle = iter(range(10**9))
 
     def train(n: int) -> None:
@@ -275,6 +276,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None,
                         help="timed steps (default: 200 on a GPU, 20 on a CPU; a fifth of it for point clouds on a CPU)")
     parser.add_argument("--seeds", type=int, default=20, help="models in the ensemble (default: 20)")
+    parser.add_argument("--compile-backend", default="inductor",
+                        help="torch.compile's backend for --modes compiled (default: inductor; the test uses "
+                             "aot_eager, which traces as Inductor does but compiles nothing)")
     parser.add_argument("--only", choices=["circle", "pointcloud", "mixture", "pointcloud-medium", "attention"],
                         default=None)
     parser.add_argument("--circle-specs", nargs="+", default=CIRCLE_SPECS, metavar="SPEC",
@@ -322,7 +326,8 @@ def main() -> None:
             cells = []
             for mode in modes + (["products"] if products and "r-" in spec else []):
                 breaks = graph_breaks()
-                rate = measure(make, batch, loss, spec, mode, device, warm, n, args.seeds, key == "attention")
+                rate = measure(make, batch, loss, spec, mode, device, warm, n, args.seeds, key == "attention",
+                               args.compile_backend)
                 rates[(title, spec, mode)] = rate
                 base = rates.get((title, spec, "eager"))
                 ratio = f" x{rate / base:5.2f}" if base else ""
