@@ -51,7 +51,7 @@ def test_the_benchmark_times_both_modes_and_projects_the_rerun(monkeypatch, caps
 
 def test_the_compiled_mode_times_a_compiled_objective_and_counts_graph_breaks(monkeypatch, capsys) -> None:
     monkeypatch.setattr(sys, "argv", ["training.py", "--device", "cpu", "--only", "circle", "--specs", "max/max",
-                                      "--steps", "3", "--seeds", "1", "--modes", "eager", "compiled",
+                                      "--steps", "6", "--seeds", "1", "--modes", "eager", "compiled",
                                       "--compile-backend", "aot_eager"])   # Inductor's numbers: test_compiled.py
     benchmark_module().main()
     out = capsys.readouterr().out
