@@ -51,6 +51,9 @@ UV := .venv/bin/uv
 UV_VERSION := 0.13.9
 UV_INSTALL := $(UV) pip install --quiet --python $(PY) --compile-bytecode \
   $(foreach links,$(PIP_FIND_LINKS),--find-links $(links))
+# uv at its pinned version in .venv (also in a .venv made before make used uv)
+ENSURE_UV := { [ "$$($(UV) --version 2>/dev/null | cut -d' ' -f2)" = "$(UV_VERSION)" ] \
+  || $(PY) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION); }
 .venv/.stamp: requirements.txt pyproject.toml
 	@test -x $(PY) || { \
 	  where="$$(command -v $(PYTHON))" && version="$$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null)" \
@@ -58,7 +61,7 @@ UV_INSTALL := $(UV) pip install --quiet --python $(PY) --compile-bytecode \
 	  $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
 	    || { echo "make needs Python 3.11 or newer; found $$version at $$where; set PYTHON=python3.11" >&2; exit 1; }; \
 	  echo "$(PYTHON) -m venv .venv"; $(PYTHON) -m venv .venv; }
-	$(PY) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(ENSURE_UV)
 	$(UV_INSTALL) -r requirements.txt
 	$(UV_INSTALL) -e "$(CURDIR)"
 	touch $@
@@ -155,6 +158,7 @@ pdf-checked: pdf
 	BOOK_PDF_TEST_REQUIRED=1 $(PY) -m pytest tests/test_pdf.py
 
 bench: setup
+	$(ENSURE_UV)
 	$(UV_INSTALL) -r benchmarks/requirements.txt
 	OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 $(PY) benchmarks/aggregations.py
 
