@@ -39,9 +39,9 @@ with Inductor at fixed shapes, trained by ``fit`` (graphed on a GPU, so against 
 what compiling adds under the graph), with Dynamo's graph breaks counted beside it; only when named
 (``--modes eager graphed compiled``: ``scripts/gpu_checks.sh`` times the circle specs so), since every
 spec is compiled first (on this CPU a QUICK circle model took 8 s in the plain setting, 51 s in the
-recurrent one). A graph
-break is code Dynamo could not trace, run by Python in between (e.g. ``nn.LSTM``, which the
-recurrent settings' process step uses): the count says how much of the step stayed uncompiled.
+recurrent one). A graph break is code Dynamo could not trace, run by Python in between (e.g.
+``nn.LSTM``, which the recurrent settings' process step uses): the count says how much of the step
+stayed uncompiled.
 
 ``concurrent`` (a mode of its own, once per experiment): the ensembles of every spec timed, trained
 at once, each in a thread and (on a GPU) on a CUDA stream of its own, as ``--concurrent K`` of a
@@ -53,6 +53,7 @@ projection is then also given at that ratio.
 from __future__ import annotations
 
 import argparse
+import itertools
 import platform
 import time
 from contextlib import contextmanager
@@ -209,24 +210,29 @@ def measure(make: Callable[[str], nn.Module], batch: Callable, loss: Callable, s
 
     def train(n: int) -> None:
         torch.manual_seed(0)
-        cycle = iter(range(10**9))
-        fit(make(spec), lambda: data[next(cycle) % len(data)], steps=n, clip=1.0, progress=False, device=device,
+        fit(make(spec), cycling(data), steps=n, clip=1.0, progress=False, device=device,
             graph=(mode == "graphed"), **how)
     return 1.0 / marginal_seconds(train, warm, steps, device)
+
+
+def cycling(data: list[tuple]) -> Callable[[], tuple]:
+    """A sampler that returns the batches of ``data`` in turn, endlessly."""
+    batches = itertools.cycle(data)
+    return lambda: next(batches)
 
 
 def compiled_rate(model: nn.Module, data: list[tuple], loss: Callable, objective: bool, device: torch.device,
                   warm: int, steps: int, backend: str = "inductor") -> float:
     """Model-steps per second of one model whose objective (``loss(model(x, mask), y)``, or the
-    objective itself) is compiled by ``torch.compile`` (Inductor, fixed shapes), trained by ``fit``
+    objective itself) is compiled by ``torch.compile`` (``backend``, fixed shapes), trained by ``fit``
     (graphed on a GPU). One model and one compiled function serve every timed call, so that only
     the first call compiles; Dynamo's graph breaks are counted by :func:`graph_breaks`."""
     scored = loss if objective else (lambda m, x, y, mask: loss(m(x, mask), y))
     compiled = torch.compile(scored, backend=backend, dynamic=False)
-    cycle = iter(range(10**9))
+    draw = cycling(data)
 
     def train(n: int) -> None:
-        fit(model, lambda: data[next(cycle) % len(data)], loss=None, objective=compiled, steps=n, clip=1.0,
+        fit(model, draw, loss=None, objective=compiled, steps=n, clip=1.0,
             progress=False, device=device, graph=device.type == "cuda")
     return 1.0 / marginal_seconds(train, warm, steps, device)
 

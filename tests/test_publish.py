@@ -43,18 +43,13 @@ def _steps() -> list[dict]:
     return job["steps"]
 
 
-def _step(action: str) -> tuple[int, dict]:
-    """The position and the step that uses ``action`` (``owner/name``, any version)."""
-    found = [(i, s) for i, s in enumerate(_steps()) if s.get("uses", "").split("@")[0] == action]
-    assert len(found) == 1, f"{WORKFLOW.name}: expected one step that uses {action}, found {len(found)}"
-    return found[0]
-
-
-def _cache_step(path: str) -> tuple[int, dict]:
-    """The position and the ``actions/cache`` step that keeps ``path``."""
-    found = [(i, s) for i, s in enumerate(_steps())
-             if s.get("uses", "").split("@")[0] == "actions/cache" and s["with"]["path"] == path]
-    assert len(found) == 1, f"{WORKFLOW.name}: expected one step that caches {path}, found {len(found)}"
+def _step(action: str, path: str | None = None) -> tuple[int, dict]:
+    """The position and the step that uses ``action`` (``owner/name``, any version), and with
+    ``path`` the one whose ``with: path`` it is (e.g. one of several ``actions/cache`` steps)."""
+    found = [(i, s) for i, s in enumerate(_steps()) if s.get("uses", "").split("@")[0] == action
+             and (path is None or s.get("with", {}).get("path") == path)]
+    what = action if path is None else f"{action} with path {path}"
+    assert len(found) == 1, f"{WORKFLOW.name}: expected one step that uses {what}, found {len(found)}"
     return found[0]
 
 
@@ -95,8 +90,8 @@ def test_workflow_builds_with_make_book_then_uploads_and_deploys_its_html() -> N
     build = _run_step("make book")
     python, setup_python = _step("actions/setup-python")
     node, setup_node = _step("actions/setup-node")
-    cache, _ = _cache_step("_build/.jupyter_cache")
-    uv_cache, uv_cached = _cache_step("~/.cache/uv")
+    cache, _ = _step("actions/cache", "_build/.jupyter_cache")
+    uv_cache, uv_cached = _step("actions/cache", "~/.cache/uv")
     upload, uploaded = _step("actions/upload-pages-artifact")
     deploy, _ = _step("actions/deploy-pages")
     assert setup_python["with"]["python-version"] == "3.11"
