@@ -127,8 +127,10 @@ notebooks: setup
 	cp $(NOTEBOOKS) $(EXECUTED)/
 	$(PY) -m pytest -n 2 --nbmake --overwrite $(addprefix $(EXECUTED)/,$(notdir $(LONGEST_FIRST))) $(KERNEL_START_RERUN)
 
+# Two workers, each with its own chromium: a test spends much of its time waiting (for a page to
+# settle, for the kernel), and in `make test` the PDF beside them needs one core for about two minutes.
 browser: setup /usr/bin/chromium
-	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest tests/test_browser.py
+	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest -n 2 tests/test_browser.py
 
 # --all re-reads every page (executed outputs still come from the cache): sphinx-proof keeps
 # labels of a page's previous version in a reused environment and then reports them as duplicates.

@@ -40,6 +40,11 @@ PY=${PYTHON:-python3}
 CONCURRENT=${CONCURRENT:-4}
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 deadline=$(( $(date +%s) + SECONDS_TOTAL ))
+SWEEPS="mixture attention pointcloud circle"
+for name in $ONLY; do   # every name is checked before anything runs, not when its turn comes
+  [[ " $SWEEPS " == *" $name "* ]] \
+    || { echo "gpu_sweeps: unknown sweep '$name' in ONLY; choose among $SWEEPS" >&2; exit 2; }
+done
 mkdir -p "$OUT" "$RESULTS/pending"
 
 if [ -d .whl ]; then
@@ -90,6 +95,5 @@ for name in $ONLY; do
     attention)  sweep attention "$RESULTS/pending/attention-medium.json" --budget "$BUDGET" --runs "$RUNS" ;;
     pointcloud) sweep pointcloud "$RESULTS/pending/pointcloud-medium.json" --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
     circle)     sweep circle "$RESULTS/circle-full.json" --budget "$CIRCLE_BUDGET" --runs "$CIRCLE_RUNS" --concurrent "$CONCURRENT" ;;
-    *) echo "gpu_sweeps: unknown sweep '$name' in ONLY; choose among mixture attention pointcloud circle" >&2; exit 2 ;;
   esac
 done

@@ -141,6 +141,54 @@ def open_page(browser: Browser, url: str) -> tuple[Page, PageLog]:
     return page, log
 
 
+# The longest test (a JupyterLab, a kernel, the chapter run whole) comes first: `make browser` runs
+# the tests on two workers, and started last it would leave the other worker idle to the end.
+def test_chapter_runs_in_jupyterlab(browser: Browser, tmp_path: Path) -> None:
+    chapter = numbered_copy(LAB_CHAPTER, tmp_path / "chapter")
+    (tmp_path / "lab").mkdir()
+    with jupyterlab([chapter], tmp_path / "lab") as lab:
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        log = PageLog(page)
+        page.goto(lab.tree_url(LAB_CHAPTER.name))
+        page.wait_for_function(NOTEBOOK_READY, timeout=60_000)
+        page.evaluate(RUN_ALL)
+        page.wait_for_function(ALL_RUN, timeout=180_000, polling=250)
+        assert page.evaluate(ERRORS) == [], "cells failed"
+        rendered = page.evaluate(EXERCISES)
+        assert rendered == {"exercises": exercise_count(LAB_CHAPTER), "raw": False}
+        # Numbered by chapter, as in the HTML book and the PDF; the fallback cell reads as text.
+        titles = page.evaluate(EXERCISE_TITLES)
+        assert titles and all(re.match(r"Exercise 4\.\d+\b", title) for title in titles), titles
+        first = page.evaluate(FIRST_CELL)
+        assert "Reading this chapter in JupyterLab" in first and "enumerator" not in first, first
+
+        # With a kernel and a browser, the slider over the stack of precomputed frames has
+        # become a live one beside a single image, which Python draws for any value. It runs
+        # the static slider's way: 100 on the left, smaller to the right.
+        page.locator(".jp-Notebook .widget-vbox > .widget-image").wait_for(timeout=30_000)
+        readout = page.locator(".jp-Notebook .widget-readout")
+        handle = page.locator(".jp-Notebook .widget-slider .noUi-handle").first
+        handle.scroll_into_view_if_needed()
+        start = readout.text_content()
+        before = visible_frame(page)
+        handle.focus()
+        page.keyboard.press("ArrowRight")  # from 100 one step to the right; the next frame is 30
+        page.wait_for_function(f"() => ({IMAGE_SRC})() !== {json.dumps(before[0])}",
+                               timeout=30_000)
+        moved = readout.text_content()
+        after = visible_frame(page)
+        for _ in range(3):
+            page.keyboard.press("ArrowLeft")  # back, and past the left end: stays at 100
+        page.wait_for_function(f"() => ({IMAGE_SRC})() !== {json.dumps(after[0])}",
+                               timeout=30_000)
+        back = readout.text_content()
+        page.close()
+    assert start == "100" and back == "100", f"the live slider starts at {start}, ends left at {back}"
+    assert 30 < float(moved) < 100 and after[1] != before[1], f"the slider moved to {moved}"
+    assert len(moved.replace(".", "").strip("0")) <= 3, f"readout {moved}: three significant digits"
+    assert not log.foreign, f"requests left 127.0.0.1: {log.foreign}"
+
+
 @pytest.mark.parametrize("path", PAGES)
 def test_page_loads_cleanly_and_offline(browser: Browser, base_url: str, path: str) -> None:
     page, log = open_page(browser, base_url + path)
@@ -270,49 +318,3 @@ def numbered_copy(notebook: Path, folder: Path) -> Path:
     copy.write_text(json.dumps(lab_numbering.with_numbering(json.loads(notebook.read_text()), number),
                                indent=1, ensure_ascii=False) + "\n")
     return copy
-
-
-def test_chapter_runs_in_jupyterlab(browser: Browser, tmp_path: Path) -> None:
-    chapter = numbered_copy(LAB_CHAPTER, tmp_path / "chapter")
-    (tmp_path / "lab").mkdir()
-    with jupyterlab([chapter], tmp_path / "lab") as lab:
-        page = browser.new_page(viewport={"width": 1300, "height": 900})
-        log = PageLog(page)
-        page.goto(lab.tree_url(LAB_CHAPTER.name))
-        page.wait_for_function(NOTEBOOK_READY, timeout=60_000)
-        page.evaluate(RUN_ALL)
-        page.wait_for_function(ALL_RUN, timeout=180_000, polling=250)
-        assert page.evaluate(ERRORS) == [], "cells failed"
-        rendered = page.evaluate(EXERCISES)
-        assert rendered == {"exercises": exercise_count(LAB_CHAPTER), "raw": False}
-        # Numbered by chapter, as in the HTML book and the PDF; the fallback cell reads as text.
-        titles = page.evaluate(EXERCISE_TITLES)
-        assert titles and all(re.match(r"Exercise 4\.\d+\b", title) for title in titles), titles
-        first = page.evaluate(FIRST_CELL)
-        assert "Reading this chapter in JupyterLab" in first and "enumerator" not in first, first
-
-        # With a kernel and a browser, the slider over the stack of precomputed frames has
-        # become a live one beside a single image, which Python draws for any value. It runs
-        # the static slider's way: 100 on the left, smaller to the right.
-        page.locator(".jp-Notebook .widget-vbox > .widget-image").wait_for(timeout=30_000)
-        readout = page.locator(".jp-Notebook .widget-readout")
-        handle = page.locator(".jp-Notebook .widget-slider .noUi-handle").first
-        handle.scroll_into_view_if_needed()
-        start = readout.text_content()
-        before = visible_frame(page)
-        handle.focus()
-        page.keyboard.press("ArrowRight")  # from 100 one step to the right; the next frame is 30
-        page.wait_for_function(f"() => ({IMAGE_SRC})() !== {json.dumps(before[0])}",
-                               timeout=30_000)
-        moved = readout.text_content()
-        after = visible_frame(page)
-        for _ in range(3):
-            page.keyboard.press("ArrowLeft")  # back, and past the left end: stays at 100
-        page.wait_for_function(f"() => ({IMAGE_SRC})() !== {json.dumps(after[0])}",
-                               timeout=30_000)
-        back = readout.text_content()
-        page.close()
-    assert start == "100" and back == "100", f"the live slider starts at {start}, ends left at {back}"
-    assert 30 < float(moved) < 100 and after[1] != before[1], f"the slider moved to {moved}"
-    assert len(moved.replace(".", "").strip("0")) <= 3, f"readout {moved}: three significant digits"
-    assert not log.foreign, f"requests left 127.0.0.1: {log.foreign}"

@@ -53,9 +53,10 @@ def test_no_sweep_starts_after_the_deadline(tmp_path: Path) -> None:
     assert not list((tmp_path / "results").rglob("*.json"))
 
 
-def test_an_unknown_sweep_is_refused_by_name(tmp_path: Path) -> None:
-    done = run_script(tmp_path, ONLY="circles", SECONDS_TOTAL="0")
+def test_an_unknown_sweep_is_refused_by_name_before_any_sweep_runs(tmp_path: Path) -> None:
+    done = run_script(tmp_path, ONLY="circle circles")
     assert done.returncode == 2 and "unknown sweep 'circles'" in done.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "results").exists()
 
 
 @pytest.mark.parametrize("value, expected", [("0123abc", "0123abc"), ("0123abc-dirty", "0123abc-dirty"), ("HEAD", None),

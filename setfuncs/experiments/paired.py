@@ -33,7 +33,6 @@ from functools import lru_cache
 from typing import Mapping, Sequence
 
 import numpy as np
-from scipy import optimize, stats
 
 __all__ = ["EXACT_LIMIT", "MONTE_CARLO_FLIPS", "ALTERNATIVES", "paired_differences", "sign_flip_test",
            "smallest_p_value", "t_interval", "holm", "detectable_effect"]
@@ -126,6 +125,7 @@ def t_interval(d: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[fl
 @lru_cache(maxsize=256)
 def _t_quantile(q: float, df: int) -> float:
     """Student's ``q`` quantile with ``df`` degrees of freedom (made once per pair)."""
+    from scipy import stats     # here, not at the top: a sweep's workers import this module and never test
     return float(stats.t.ppf(q, df))
 
 
@@ -162,6 +162,7 @@ def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
 @lru_cache(maxsize=1024)
 def _standardised_effect(n: int, alpha: float, power: float) -> float:
     """The root behind :func:`detectable_effect` (made once per ``(n, alpha, power)``)."""
+    from scipy import optimize, stats
     critical = stats.t.ppf(1 - alpha, n - 1)
 
     def shortfall(delta: float) -> float:
