@@ -64,6 +64,11 @@ def test_a_file_without_measured_runs_has_no_rate() -> None:
         sweep_progress(results(["a"], 2, [FAILED | {"spec": "a", "seed": 0}]))
 
 
+def test_a_file_of_no_configurations_has_no_plan() -> None:
+    with pytest.raises(ValueError, match="names no configurations"):
+        sweep_progress(results([], 2, [run("a", 0, 1.0)]))
+
+
 def test_every_experiments_writer_is_named() -> None:
     assert sorted(WRITERS.values()) == sorted(f"setfuncs.experiments.{name}"
                                               for name in ("circle", "mixture", "pointcloud", "attention"))

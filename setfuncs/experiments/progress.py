@@ -102,6 +102,8 @@ def sweep_progress(results: dict, runs: int | None = None) -> Progress:
     runs = results["runs_per_configuration"] if runs is None else runs
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ValueError(f"runs must be a positive int of seeds per configuration, got {runs!r}")
+    if not results["configurations"]:
+        raise ValueError("the file names no configurations: there is no plan to measure against")
     planned = [(spec, seed) for seed in range(runs) for spec in results["configurations"]]
     done = finished_runs(results)
     measured: dict[str, list[float]] = {}
