@@ -1,7 +1,8 @@
 """The compute budget every training chapter reads: ``SETFUNCS_BUDGET=quick|full``.
 
 ``quick`` (the default; CI and the default book build) runs the same training code with smaller
-numbers, about a minute per notebook on two CPU cores. ``full`` is the paper's scale.
+numbers (each chapter prints the time it took on our machine, :func:`setfuncs.runtime.run_time_line`).
+``full`` is the paper's scale.
 """
 
 from __future__ import annotations
