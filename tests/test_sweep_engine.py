@@ -566,6 +566,14 @@ def test_differences_name_every_field_that_differs() -> None:
 
 # --- headless -------------------------------------------------------------------------------------------
 
+def test_a_circle_sweeps_workers_import_no_scipy() -> None:
+    """A worker of a circle sweep imports the experiment and never tests: scipy (about a second of
+    every worker's start) is imported where a test first needs it (``experiments.paired``)."""
+    code = "import sys, setfuncs.experiments.circle\nprint(sorted({m.split('.')[0] for m in sys.modules} & {'scipy'}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
 def test_setfuncs_and_every_sweep_path_import_without_the_notebook_stack(tmp_path: Path) -> None:
     code = """
 import sys
