@@ -27,7 +27,8 @@ def run_time_line(chapter: str) -> str:
     measured at; or that it is not measured yet, or failed when it was, naming :data:`COMMAND`.
 
     Raises a ValueError naming the file where it is not a chapter-times file (no JSON object with
-    ``provenance`` and ``chapters``), and a FileNotFoundError (:func:`results_file`) where it is missing.
+    ``provenance`` and ``chapters``), and a FileNotFoundError
+    (:func:`~setfuncs.experiments.results.results_file`) where it is missing.
     """
     path = results_file(TIMES_FILE)
     try:
