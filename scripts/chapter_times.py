@@ -13,10 +13,12 @@ each, with provenance, to ``results/benchmarks/chapter-times.json``:
   (``date``) and ``status`` (``"ok"``, or ``"failed"`` with the ``error``'s first line).
 
 A chapter that fails is recorded and the others still run; the exit status is then 1. The
-executed notebooks are thrown away: the committed chapters stay clean. Run it on a quiet machine::
+executed notebooks are thrown away: the committed chapters stay clean. An ``--out`` file that holds
+chapters this run would not measure again is refused (exit status 2), not overwritten: every
+chapter prints its time from the committed file. Run it on a quiet machine::
 
     python scripts/chapter_times.py                        # every chapter of book/
-    python scripts/chapter_times.py --chapters 01_sets     # only some (the file holds only these)
+    python scripts/chapter_times.py --chapters 01_sets --out some.json   # only some, into another file
 
 **Reading time.** :func:`prose_words` counts the words a reader reads in a chapter's Markdown
 cells: code blocks, display maths, the exercises' solutions, the answers to the self-check
@@ -248,6 +250,19 @@ def read_times(path: Path = OUT) -> dict | None:
     return data
 
 
+def _dropped_chapters(path: Path, names: list[str]) -> list[str]:
+    """The chapters whose times the file at ``path`` holds and a run of ``names`` would not write again
+    (an empty list where the file does not exist; a file that is not a chapter-times file counts as
+    holding something, ``"its contents"``, so that it is not overwritten either)."""
+    if not path.exists():
+        return []
+    try:
+        held = json.loads(path.read_text(encoding="utf-8"))["chapters"]
+        return [name for name in held if name not in names]
+    except (ValueError, KeyError, TypeError):
+        return ["its contents (not a chapter-times file)"]
+
+
 def write_times(data: dict, path: Path) -> None:
     """Write ``data`` to ``path`` atomically (a temporary file, then a rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -272,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"no chapter {unknown} in {args.book}; chapters: {', '.join(available)}")
     selected = [available[name] for name in args.chapters] if args.chapters else list(available.values())
+    dropped = _dropped_chapters(args.out, [path.stem for path in selected])
+    if dropped:
+        parser.error(f"{args.out} holds the times of {', '.join(dropped)}, which this run would drop (the file "
+                     f"holds the chapters of one run): pass another --out, or measure every chapter (no --chapters)")
 
     os.environ.update(THREADS)           # kernels inherit this process's environment
     data = {"provenance": provenance(), "chapters": {}}

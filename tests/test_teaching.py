@@ -290,6 +290,21 @@ def test_chapter_times_runs_only_the_chapters_named(tmp_path: Path) -> None:
     assert wrong.returncode == 2 and "01_tiny" in wrong.stderr, "an unknown chapter should be refused, naming the chapters"
 
 
+@pytest.mark.parametrize("held", [{"chapters": {"01_tiny": {}, "02_fails": {}}}, "not json"])
+def test_chapter_times_does_not_drop_the_times_of_chapters_it_does_not_run(tmp_path: Path, held,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    book = _tiny_book(tmp_path / "book")
+    out = tmp_path / "times.json"
+    out.write_text(held if isinstance(held, str) else json.dumps(held))
+    before = out.read_text()
+    with pytest.raises(SystemExit) as stopped:
+        chapter_times.main(["--book", str(book), "--out", str(out), "--chapters", "01_tiny"])
+    error = capsys.readouterr().err
+    assert stopped.value.code == 2 and str(out) in error and "pass another --out" in error
+    assert ("02_fails" in error) if isinstance(held, dict) else ("not a chapter-times file" in error)
+    assert "01_tiny," not in error and out.read_text() == before
+
+
 def test_read_times_refuses_a_file_without_what_the_page_needs(tmp_path: Path) -> None:
     assert chapter_times.read_times(tmp_path / "missing.json") is None
     bad = tmp_path / "bad.json"
