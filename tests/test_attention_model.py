@@ -134,6 +134,23 @@ def test_the_set_localiser_ignores_particle_order(spec: str) -> None:
     assert not torch.allclose(other[1], out[1])                                # but it reads the particles
 
 
+@pytest.mark.parametrize("spec", SET_SPECS)
+@pytest.mark.parametrize("earlier", [0, 1, 2])
+def test_the_set_localiser_reads_the_deep_set_of_its_particle_features(spec: str, earlier: int) -> None:
+    """``read`` computes the Deep Set's first layer in parts (fixed features once per scene, the state
+    once per canvas); it is the Deep Set of the whole feature vectors of the module docstring."""
+    torch.manual_seed(1)
+    localiser = SetLocaliser(spec, latent_features=12, hidden=16, set_hidden=8, steps=2).double().eval()
+    particles = torch.rand(3, 25, 2, dtype=torch.float64) * 2 - 1
+    h = torch.randn(3, 16, dtype=torch.float64)
+    wheres = torch.rand(3, earlier, 3, dtype=torch.float64) * 0.5 + 0.1
+    phase = 2 * math.pi * particles @ localiser.frequencies
+    features = torch.cat([particles, phase.sin(), phase.cos(), h.unsqueeze(1).expand(-1, 25, -1),
+                          localiser.explained(particles, wheres)], -1)
+    torch.testing.assert_close(localiser.read(localiser.prepare(particles), h, wheres), localiser.deep_set(features),
+                               rtol=1e-12, atol=1e-12)
+
+
 def test_the_set_localiser_has_several_times_fewer_weights() -> None:
     counts = localiser_parameters(32, 12, hidden=64, set_hidden=32, spec="mean")
     assert counts[IMAGE] == parameter_count(ImageLocaliser(32, 12, 64))

@@ -163,7 +163,7 @@ class AIR(nn.Module):
 
     def infer(self, canvases: Tensor, particles: Tensor | None = None) -> Inference:
         """Run the inference network for all ``K`` steps (every earlier object present)."""
-        scene = self._check(canvases, particles)
+        scene = self.localiser.prepare(self._check(canvases, particles))
         b = canvases.shape[0]
         state = self.localiser.initial_state(b, canvases)
         previous = canvases.new_zeros(b, self.latent_features)

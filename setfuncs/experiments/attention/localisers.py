@@ -62,6 +62,7 @@ all linear in :math:`h_i`.
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -82,11 +83,21 @@ FOURIER_FEATURES = 32
 FOURIER_SCALE = 1.0
 #: The seed that draws the Fourier features' frequencies.
 FOURIER_SEED = 0
+#: A particle's features that stay the same at every step: its coordinates and Fourier features.
+FIXED_FEATURES = 2 + 2 * FOURIER_FEATURES
 #: The name of the image localiser where a set localiser would have its spec.
 IMAGE = "image"
 
 #: ``(presence logit [B], z_where mean [B, 3], z_where std [B, 3], new state)``.
 LocaliserOutput = tuple[Tensor, Tensor, Tensor, tuple[Tensor, Tensor]]
+
+
+class Prepared(NamedTuple):
+    """What a :class:`SetLocaliser` reads at every step: the particles ``[B, n, 2]`` and the part of its
+    first layer that does not change from step to step ``[B, n, set_hidden]``."""
+
+    particles: Tensor
+    fixed: Tensor
 
 
 class Localiser(nn.Module):
@@ -113,14 +124,21 @@ class Localiser(nn.Module):
         zeros = like.new_zeros(batch, self.hidden)
         return zeros, zeros
 
-    def read(self, scene: Tensor, h: Tensor, wheres: Tensor) -> Tensor:
+    def prepare(self, scene: Tensor) -> Any:
+        """What every step reads of ``scene``, computed once before the first (here: the scene)."""
+        return scene
+
+    def read(self, scene: Any, h: Tensor, wheres: Tensor) -> Tensor:
         raise NotImplementedError
 
-    def forward(self, scene: Tensor, previous: Tensor, state: tuple[Tensor, Tensor],
+    def forward(self, scene: Any, previous: Tensor, state: tuple[Tensor, Tensor],
                 wheres: Tensor | None = None) -> LocaliserOutput:
-        """One step: ``scene`` (canvases ``[B, H, W]`` or particles ``[B, n, 2]``), the previous
-        latents ``[B, latent_features]``, the state ``(h, c)`` and the ``z_where`` samples of the
-        earlier steps ``[B, i - 1, 3]`` (None or empty at the first step)."""
+        """One step: ``scene`` (canvases ``[B, H, W]`` or particles ``[B, n, 2]``, or what
+        :meth:`prepare` made of them), the previous latents ``[B, latent_features]``, the state
+        ``(h, c)`` and the ``z_where`` samples of the earlier steps ``[B, i - 1, 3]`` (None or empty at
+        the first step)."""
+        if isinstance(scene, Tensor):
+            scene = self.prepare(scene)
         if wheres is None:
             wheres = previous.new_zeros(previous.shape[0], 0, 3)
         h, c = self.lstm(torch.cat([self.read(scene, state[0], wheres), previous], -1), state)
@@ -187,16 +205,36 @@ class SetLocaliser(Localiser):
                                 steps=steps, activation="relu",
                                 learnable_options={"readout": readout} if aggregation.startswith("r-") else None)
 
-    def read(self, scene: Tensor, h: Tensor, wheres: Tensor) -> Tensor:
-        if scene.ndim != 3 or scene.shape[-1] != 2 or scene.shape[0] != h.shape[0]:
+    def prepare(self, scene: Tensor) -> Prepared:
+        """The particles and the part of the Deep Set's first layer that reads what stays the same at
+        every step, their coordinates and Fourier features (see :meth:`read`)."""
+        if scene.ndim != 3 or scene.shape[-1] != 2:
+            raise ValueError(f"the set localiser reads particles [B, n, 2], got shape {tuple(scene.shape)}; "
+                             f"sample them with sample_particles")
+        phase = 2 * math.pi * scene @ self.frequencies
+        fixed = torch.cat([scene, phase.sin(), phase.cos()], -1)        # FIXED_FEATURES columns
+        return Prepared(scene, fixed @ self.deep_set.embed[0].weight[:, :FIXED_FEATURES].T)
+
+    def read(self, scene: Prepared, h: Tensor, wheres: Tensor) -> Tensor:
+        r"""The Deep Set of the particle features :math:`x_j` (module docstring), its first layer
+        :math:`W x_j + b` computed in parts, the same sum: the coordinates' and Fourier features' part
+        once per scene (:meth:`prepare`), the state's part :math:`W_h h_{i-1} + b` once per canvas,
+        and only the glimpse-frame part per particle and step."""
+        particles, fixed = scene
+        if particles.shape[0] != h.shape[0]:
             raise ValueError(f"the set localiser reads particles [B, n, 2] for the B = {h.shape[0]} canvases, "
-                             f"got shape {tuple(scene.shape)}; sample them with sample_particles")
+                             f"got shape {tuple(particles.shape)}; sample them with sample_particles")
         if wheres.shape[1] > self.max_previous:
             raise ValueError(f"the set localiser was built for {self.max_previous + 1} steps, got "
                              f"{wheres.shape[1]} earlier glimpses")
-        state = h.unsqueeze(1).expand(-1, scene.shape[1], -1)
-        phase = 2 * math.pi * scene @ self.frequencies
-        return self.deep_set(torch.cat([scene, phase.sin(), phase.cos(), state, self.explained(scene, wheres)], -1))
+        first = self.deep_set.embed[0]
+        start = FIXED_FEATURES + self.hidden              # the first layer's columns: fixed, state, glimpse frames
+        shared = F.linear(h, first.weight[:, FIXED_FEATURES:start], first.bias)
+        pre = fixed + shared.unsqueeze(1) + self.explained(particles, wheres) @ first.weight[:, start:].T
+        m = self.deep_set.embed[1:](pre)
+        for layer in self.deep_set.combine:
+            m = layer(m, None)
+        return self.deep_set.process(self.deep_set.aggregate(m, None))
 
     def explained(self, particles: Tensor, wheres: Tensor) -> Tensor:
         r"""Every particle's coordinates in the frame of every earlier glimpse and a flag that the
