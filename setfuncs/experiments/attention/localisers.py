@@ -72,7 +72,8 @@ from setfuncs.model import DeepSet, parameter_count
 
 from .transformer import MIN_SCALE
 
-__all__ = ["SCALE_RANGE", "FOURIER_FEATURES", "FOURIER_SCALE", "FOURIER_SEED", "LocaliserOutput", "Localiser",
+__all__ = ["SCALE_RANGE", "FOURIER_FEATURES", "FOURIER_SCALE", "FOURIER_SEED", "FIXED_FEATURES", "LocaliserOutput",
+           "Prepared", "Localiser",
            "ImageLocaliser", "SetLocaliser", "make_localiser", "localiser_parameters", "IMAGE"]
 
 #: The range of the mean glimpse scale :math:`s` (a fraction of the canvas side).
@@ -83,7 +84,7 @@ FOURIER_FEATURES = 32
 FOURIER_SCALE = 1.0
 #: The seed that draws the Fourier features' frequencies.
 FOURIER_SEED = 0
-#: A particle's features that stay the same at every step: its coordinates and Fourier features.
+#: How many of a particle's features stay the same at every step (its coordinates and Fourier features).
 FIXED_FEATURES = 2 + 2 * FOURIER_FEATURES
 #: The name of the image localiser where a set localiser would have its spec.
 IMAGE = "image"
