@@ -126,12 +126,16 @@ def sweep_progress(results: dict, runs: int | None = None) -> Progress:
                     seconds_whole=sum(per_run[spec] for spec, _ in planned), sittings=sittings)
 
 
+def _workers_phrase(n: int) -> str:
+    return f"{n} worker{'s' if n != 1 else ''}"
+
+
 def _rates(sittings: Sequence[SittingRate]) -> list[str]:
     """One phrase per number of workers: the sittings' runs per hour of wall time."""
     phrases = []
     for workers in sorted({s.workers for s in sittings if s.runs_added}, key=lambda w: (w is None, w)):
         rates = sorted(s.runs_per_hour for s in sittings if s.workers == workers and s.runs_added)
-        who = "workers unknown" if workers is None else f"{workers} worker{'s' if workers != 1 else ''}"
+        who = "workers unknown" if workers is None else _workers_phrase(workers)
         span = f"{rates[0]:.1f}" if len(rates) == 1 else f"{rates[0]:.1f} to {rates[-1]:.1f}"
         phrases.append(f"{who}: {span} runs per hour of wall ({len(rates)} sitting{'s' if len(rates) != 1 else ''})")
     return phrases
@@ -150,10 +154,10 @@ def format_progress(path: str, results: dict, progress: Progress, jobs: int) -> 
     lines += [f"sittings: {phrase}" for phrase in _rates(progress.sittings)]
     left = len(progress.missing)
     lines.append(f"left: {left} runs, about {progress.seconds_left / 3600:.1f} h of one worker: about "
-                 f"{progress.hours_left(jobs):.1f} h with {jobs} worker{'s' if jobs != 1 else ''}"
+                 f"{progress.hours_left(jobs):.1f} h with {_workers_phrase(jobs)}"
                  if left else "left: none; the sweep is complete")
     lines.append(f"all {progress.planned} runs from an empty file: about {progress.hours_whole(jobs):.1f} h with "
-                 f"{jobs} worker{'s' if jobs != 1 else ''}")
+                 f"{_workers_phrase(jobs)}")
     lines.append("(at the rates these runs were measured at, on the machine that ran them; start-up not counted)")
     return "\n".join(lines)
 
