@@ -205,7 +205,15 @@ class DeepSet(nn.Module):
         are rows of zeros, and the real rows do not depend on them."""
         check_population(x, mask, self.in_features)
         check_parameters(self, x)
-        m = zero_padding(self.embed(zero_padding(x, mask)), mask)
+        return self.memory_from_first_layer(self.embed[:1](zero_padding(x, mask)), mask)
+
+    def memory_from_first_layer(self, pre: Tensor, mask: Tensor | None = None) -> Tensor:
+        r"""The rest of :meth:`memory` from the first embedding layer's pre-activations
+        :math:`p_i = W x_i + b` (``[B, N, hidden]``; with no embedding layers :math:`p_i = x_i`):
+        the embedding's remaining layers, then ``combine``. For a caller that computes :math:`W x_i + b`
+        in parts (:class:`~setfuncs.experiments.attention.localisers.SetLocaliser`); it checks nothing
+        that :meth:`memory` checks."""
+        m = zero_padding(self.embed[1:](pre), mask)
         for layer in self.combine:
             m = layer(m, mask)
         return m

@@ -110,6 +110,19 @@ def test_memory_ignores_padding(spec: str, embed_layers: int, data, junk: float)
     assert torch.equal(padded[:, :n][~real], torch.zeros_like(padded[:, :n][~real]))
 
 
+@every_equivariant_spec
+@pytest.mark.parametrize("embed_layers", [0, 1, 2])
+def test_memory_continues_from_the_first_layers_pre_activations(spec: str, embed_layers: int) -> None:
+    """:meth:`DeepSet.memory_from_first_layer` of :math:`W x + b` (of :math:`x` without embedding) is
+    the memory, padded rows included: what the set localiser relies on when it computes
+    :math:`W x + b` in parts."""
+    x, mask = torch.randn(3, 6, 2, dtype=torch.float64), torch.rand(3, 6) < 0.7
+    mask[:, 0] = True
+    model = _model(2, spec, embed_layers).double()
+    pre = model.embed[0](x.masked_fill(~mask.unsqueeze(-1), 0)) if embed_layers else x
+    torch.testing.assert_close(model.memory_from_first_layer(pre, mask), model.memory(x, mask), rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("spec", ["max/max", "r-lse/r-lse", "q-sum/max", "max/rpw"])
 @pytest.mark.parametrize("embed_layers", [0, 2])
 def test_forward_aggregates_the_memory(spec: str, embed_layers: int) -> None:

@@ -232,10 +232,7 @@ class SetLocaliser(Localiser):
         start = FIXED_FEATURES + self.hidden              # the first layer's columns: fixed, state, glimpse frames
         shared = F.linear(h, first.weight[:, FIXED_FEATURES:start], first.bias)
         pre = fixed + shared.unsqueeze(1) + self.explained(particles, wheres) @ first.weight[:, start:].T
-        m = self.deep_set.embed[1:](pre)
-        for layer in self.deep_set.combine:
-            m = layer(m, None)
-        return self.deep_set.process(self.deep_set.aggregate(m, None))
+        return self.deep_set.process(self.deep_set.aggregate(self.deep_set.memory_from_first_layer(pre)))
 
     def explained(self, particles: Tensor, wheres: Tensor) -> Tensor:
         r"""Every particle's coordinates in the frame of every earlier glimpse and a flag that the
