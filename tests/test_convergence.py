@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from setfuncs.experiments.convergence import checkpoint_curves, late_change, loss_curves
+from setfuncs.experiments.convergence import checkpoint_curves, late_change, late_change_lines, loss_curves
 from setfuncs.experiments.results import RESULTS_DIR
 
 STEPS = [100, 200, 300, 400, 500]
@@ -30,6 +30,17 @@ def test_a_metric_that_still_falls_is_still_improving_and_a_flat_one_undecided()
     assert rows["falling"]["estimate"] == pytest.approx(0.1, abs=0.01) and rows["falling"]["seeds"] == 10
     flipped = {r["label"]: r["better"] for r in late_change(runs({"falling": 0.1}), "setting", higher_is_better=True)}
     assert flipped == {"falling": "getting worse"}                # accuracy falling: worse
+
+
+def test_the_printed_lines_give_each_groups_verdict_and_count_those_still_improving() -> None:
+    results = {**runs({"falling": 0.1, "flat": 0.0}), "budget": "medium"}
+    lines = late_change_lines(results, "setting", "test MSE", higher_is_better=False)
+    rows = {r["label"]: r for r in late_change(results, "setting", higher_is_better=False)}
+    assert len(lines) == 3
+    assert lines[0].startswith("falling test MSE, step 400 -> 500: median ") and lines[0].endswith(": still improving")
+    assert f"Holm-adjusted p {rows['falling']['adjusted']:.3g}" in lines[0] and "(10 seeds)" in lines[0]
+    assert lines[1].startswith("flat    test MSE") and lines[1].endswith(": undecided")
+    assert lines[2] == "-> still improving at the end of the medium budget: 1 of 2 settings (falling)"
 
 
 def test_curves_give_median_and_quartiles_per_group_and_leave_out_failed_runs() -> None:

@@ -27,8 +27,8 @@ import numpy as np
 from .findings import Comparison, compare_pairs
 from .schema import trained_runs
 
-__all__ = ["checkpoints_by_group", "checkpoint_curves", "loss_curves", "late_change", "plot_checkpoint_curves",
-           "plot_loss_curves"]
+__all__ = ["checkpoints_by_group", "checkpoint_curves", "loss_curves", "late_change", "late_change_lines",
+           "plot_checkpoint_curves", "plot_loss_curves"]
 
 
 def checkpoints_by_group(results: dict, group: str) -> dict[str, list[tuple[int, list[int], np.ndarray]]]:
@@ -105,6 +105,27 @@ def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]
             seeds = sorted(by_seed)
             comparisons[name] = Comparison(name, tuple(seeds), np.array([np.mean(by_seed[s]) for s in seeds]))
     return compare_pairs(comparisons, ("still improving", "getting worse"))
+
+
+def late_change_lines(results: dict, group: str, metric: str, higher_is_better: bool) -> list[str]:
+    """What a chapter prints under its learning curves: per group of :func:`late_change`, the median
+    ``metric`` at the last two checkpoints, the paired change per seed with its 95 % interval, the
+    Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
+    file's budget."""
+    curves = checkpoint_curves(results, group)
+    rows = late_change(results, group, higher_is_better)
+    width = max((len(row["label"]) for row in rows), default=0)
+    lines = []
+    for row in rows:
+        curve = curves[row["label"]]
+        (before, last), (m_before, m_last) = curve["steps"][-2:], curve["median"][-2:]
+        lines.append(f"{row['label']:{width}s} {metric}, step {before:,} -> {last:,}: median {m_before:.4g} -> "
+                     f"{m_last:.4g}; improvement per seed {row['estimate']:.3g}, 95 % interval {row['low']:.3g} to "
+                     f"{row['high']:.3g} ({row['seeds']} seeds), Holm-adjusted p {row['adjusted']:.3g}: {row['better']}")
+    still = [row["label"] for row in rows if row["better"] == "still improving"]
+    lines.append(f"-> still improving at the end of the {results['budget']} budget: {len(still)} of {len(rows)} "
+                 f"{group}s" + (f" ({', '.join(still)})" if still else ""))
+    return lines
 
 
 def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: str) -> None:
