@@ -50,20 +50,23 @@ def checkpoints_by_group(results: dict, group: str) -> dict[str, list[tuple[int,
 def checkpoint_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
     """Per group: ``steps``, and the ``median``, ``q25`` and ``q75`` over its runs of the test metric at
     each checkpoint, and ``runs``. A ValueError names a group whose runs disagree on the steps."""
+    return _quantiles({name: [(steps, values) for _, steps, values in runs]
+                       for name, runs in checkpoints_by_group(results, group).items()},
+                      f"the runs of {group} {{!r}} were checked at different steps")
+
+
+def _quantiles(by_group: dict[str, list[tuple[list[int], np.ndarray]]], disagree: str) -> dict[str, dict[str, Any]]:
+    """Per group of runs ``(steps, values)``: ``steps``, and the median and quartiles over the runs
+    at each step, and ``runs``. A ValueError, ``disagree`` with the group's name, if its runs'
+    steps differ (they belong to different budgets)."""
     curves = {}
-    for name, runs in checkpoints_by_group(results, group).items():
-        steps = runs[0][1]
-        if any(r[1] != steps for r in runs):
-            raise ValueError(f"the runs of {group} {name!r} were checked at different steps; "
-                             f"they belong to different budgets")
-        curves[name] = _quantiles(steps, np.stack([r[2] for r in runs]))
+    for name, runs in by_group.items():
+        steps = runs[0][0]
+        if any(r[0] != steps for r in runs):
+            raise ValueError(f"{disagree.format(name)}; they belong to different budgets")
+        q25, median, q75 = np.quantile(np.stack([r[1] for r in runs]), [0.25, 0.5, 0.75], axis=0)
+        curves[name] = {"steps": steps, "median": median, "q25": q25, "q75": q75, "runs": len(runs)}
     return curves
-
-
-def _quantiles(steps: list[int], values: np.ndarray) -> dict[str, Any]:
-    """``steps``, and the median and quartiles over the rows of ``values [runs, points]``."""
-    q25, median, q75 = np.quantile(values, [0.25, 0.5, 0.75], axis=0)
-    return {"steps": steps, "median": median, "q25": q25, "q75": q75, "runs": len(values)}
 
 
 def loss_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
@@ -80,14 +83,7 @@ def loss_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
     if not by_group:
         raise ValueError("no run of these results records a learning curve: the file was written before the shared "
                          "run protocol recorded them; rerun the sweep")
-    curves = {}
-    for name, runs in by_group.items():
-        steps = runs[0][0]
-        if any(r[0] != steps for r in runs):
-            raise ValueError(f"the runs of {group} {name!r} record their losses over different windows; "
-                             f"they belong to different budgets")
-        curves[name] = _quantiles(steps, np.stack([r[1] for r in runs]))
-    return curves
+    return _quantiles(by_group, f"the runs of {group} {{!r}} record their losses over different windows")
 
 
 def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]:
