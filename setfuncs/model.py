@@ -208,11 +208,11 @@ class DeepSet(nn.Module):
         return self.memory_from_first_layer(self.embed[:1](zero_padding(x, mask)), mask)
 
     def memory_from_first_layer(self, pre: Tensor, mask: Tensor | None = None) -> Tensor:
-        r"""The rest of :meth:`memory` from the first embedding layer's pre-activations
+        r"""The rest of :meth:`~setfuncs.model.DeepSet.memory` from the first embedding layer's pre-activations
         :math:`p_i = W x_i + b` (``[B, N, hidden]``; with no embedding layers :math:`p_i = x_i`):
         the embedding's remaining layers, then ``combine``. For a caller that computes :math:`W x_i + b`
         in parts (:class:`~setfuncs.experiments.attention.localisers.SetLocaliser`); it checks nothing
-        that :meth:`memory` checks."""
+        that :meth:`~setfuncs.model.DeepSet.memory` checks."""
         m = zero_padding(self.embed[1:](pre), mask)
         for layer in self.combine:
             m = layer(m, mask)
