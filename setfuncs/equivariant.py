@@ -13,7 +13,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from .plain import Aggregation, zero_padding
-from .population import check_parameters, check_population
+from .population import check_parameters, check_population, check_sizes
 from .registry import aggregation as make_aggregation
 
 __all__ = ["Equivariant", "DeepSetsEquivariant", "make_activation"]
@@ -42,6 +42,7 @@ class _EquivariantLayer(nn.Module):
     def __init__(self, in_features: int, out_features: int, aggregation: str | Aggregation,
                  activation: str, **kwargs) -> None:
         super().__init__()
+        check_sizes(in_features=in_features, out_features=out_features)
         self.in_features, self.out_features = in_features, out_features
         self.aggregate = _build(aggregation, in_features, **kwargs)
         self.activation = make_activation(activation)

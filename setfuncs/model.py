@@ -32,7 +32,7 @@ from torch import Tensor, nn
 
 from .equivariant import DeepSetsEquivariant, Equivariant, make_activation
 from .plain import Aggregation, PowerMean, accumulate_in_float32, zero_padding
-from .population import check_parameters, check_population
+from .population import check_parameters, check_population, check_sizes
 from .registry import aggregation
 
 __all__ = ["DeepSet", "SoftplusPowerMean", "parse_spec", "mlp", "init_head", "HEAD_SCALE", "parameter_count"]
@@ -178,6 +178,7 @@ class DeepSet(nn.Module):
                  activation: str = "tanh", dropout: float = 0.0, steps: int = 3,
                  layer: str = "equivariant", learnable_options: dict | None = None) -> None:
         super().__init__()
+        check_sizes(in_features=in_features, out_features=out_features, hidden=hidden)
         if embed_layers < 0 or process_layers < 1 or equivariant_layers < 0:
             raise ValueError(f"need embed_layers >= 0, process_layers >= 1 and equivariant_layers >= 0, got "
                              f"{embed_layers}, {process_layers} and {equivariant_layers}")

@@ -15,8 +15,8 @@ from typing import Iterator
 import torch
 from torch import Tensor
 
-__all__ = ["check_population", "check_parameters", "pad_populations", "particle_counts", "sync_free",
-           "syncs_allowed", "SyncRequired"]
+__all__ = ["check_population", "check_parameters", "check_sizes", "pad_populations", "particle_counts",
+           "sync_free", "syncs_allowed", "SyncRequired"]
 
 _SYNC_FREE: ContextVar[bool] = ContextVar("setfuncs_sync_free", default=False)
 
@@ -117,6 +117,15 @@ def check_parameters(module: torch.nn.Module, x: Tensor) -> None:
     if parameter.device != x.device:
         raise ValueError(f"{type(module).__name__} is on {parameter.device} but the input is on {x.device}; move "
                          f"the module with module.to(x.device) or the input with x.to('{parameter.device}')")
+
+
+def check_sizes(**sizes: int) -> None:
+    """Raise a ``ValueError`` naming the argument unless every one of ``sizes`` (name: value, e.g. a
+    layer's ``out_features``) is a positive int: a layer that reads or writes no feature is a mistake,
+    and a negative or fractional size would otherwise fail inside torch without the argument's name."""
+    for name, size in sizes.items():
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"{name} must be a positive int, got {size!r}")
 
 
 def particle_counts(x: Tensor, mask: Tensor | None) -> Tensor:

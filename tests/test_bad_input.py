@@ -95,6 +95,25 @@ def test_bad_model_spec(spec) -> None:
         sf.DeepSet(2, 2, spec=spec)
 
 
+@pytest.mark.parametrize("name", ["in_features", "out_features", "hidden"])
+@pytest.mark.parametrize("size", [0, -1, 2.5, True, "8"])
+def test_model_sizes_are_positive_ints(name: str, size) -> None:
+    """A model that reads or writes no feature, or a width of no unit, is refused by the argument's
+    name, not built (``in_features=0``) or left to fail inside torch (``hidden=-1``)."""
+    sizes = {"in_features": 3, "out_features": 2, "hidden": 8, name: size}
+    with pytest.raises(ValueError, match=f"{name} must be a positive int, got {size!r}"):
+        sf.DeepSet(sizes.pop("in_features"), sizes.pop("out_features"), **sizes)
+
+
+@pytest.mark.parametrize("layer", [sf.Equivariant, sf.DeepSetsEquivariant])
+@pytest.mark.parametrize("name", ["in_features", "out_features"])
+@pytest.mark.parametrize("size", [0, -2, 1.5])
+def test_equivariant_layer_sizes_are_positive_ints(layer, name: str, size) -> None:
+    sizes = {"in_features": 3, "out_features": 4, name: size}
+    with pytest.raises(ValueError, match=f"{name} must be a positive int, got {size!r}"):
+        layer(sizes["in_features"], sizes["out_features"], aggregation="max")
+
+
 def test_equivariant_layer_rejects_wrong_aggregation_width() -> None:
     with pytest.raises(ValueError, match="must return 3 features"):
         sf.Equivariant(3, 4, aggregation=sf.aggregation("r-lse", features=5))
