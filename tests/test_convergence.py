@@ -43,6 +43,12 @@ def test_the_printed_lines_give_each_groups_verdict_and_count_those_still_improv
     assert lines[2] == "-> still improving at the end of the medium budget: 1 of 2 settings (falling)"
 
 
+def test_the_printed_lines_say_when_no_group_has_two_seeds() -> None:
+    results = {**runs({"a": 0.1, "b": 0.0}, seeds=1), "budget": "quick"}
+    assert late_change_lines(results, "setting", "test MSE", higher_is_better=False) == [
+        "no setting has checkpoints from two seeds: these runs cannot tell whether the test MSE still moves"]
+
+
 def test_curves_give_median_and_quartiles_per_group_and_leave_out_failed_runs() -> None:
     results = runs({"a": 0.1})
     results["runs"][0]["collapsed"] = True

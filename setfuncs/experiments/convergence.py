@@ -107,7 +107,7 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
     """What a chapter prints under its learning curves: per group of :func:`late_change`, the median
     ``metric`` at the last two checkpoints, the paired change per seed with its 95 % interval, the
     Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
-    file's budget."""
+    file's budget (one line saying so where no group has runs of two seeds)."""
     curves = checkpoint_curves(results, group)
     rows = late_change(results, group, higher_is_better)
     width = max((len(row["label"]) for row in rows), default=0)
@@ -118,6 +118,8 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
         lines.append(f"{row['label']:{width}s} {metric}, step {before:,} -> {last:,}: median {m_before:.4g} -> "
                      f"{m_last:.4g}; improvement per seed {row['estimate']:.3g}, 95 % interval {row['low']:.3g} to "
                      f"{row['high']:.3g} ({row['seeds']} seeds), Holm-adjusted p {row['adjusted']:.3g}: {row['better']}")
+    if not rows:
+        return [f"no {group} has checkpoints from two seeds: these runs cannot tell whether the {metric} still moves"]
     still = [row["label"] for row in rows if row["better"] == "still improving"]
     lines.append(f"-> still improving at the end of the {results['budget']} budget: {len(still)} of {len(rows)} "
                  f"{group}s" + (f" ({', '.join(still)})" if still else ""))
