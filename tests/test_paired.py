@@ -135,7 +135,8 @@ def test_differences_are_paired_by_seed() -> None:
     (lambda: sign_flip_test([]), "non-empty"), (lambda: sign_flip_test([1.0, np.nan]), "finite"),
     (lambda: sign_flip_test([1.0], "bigger"), "alternative"), (lambda: t_interval([1.0]), "at least two"),
     (lambda: holm([0.1, 1.5]), r"in \[0, 1\]"), (lambda: detectable_effect(1), "at least 2"),
-    (lambda: smallest_p_value(0), "positive int")])
+    (lambda: smallest_p_value(0), "positive int"), (lambda: sign_flip_test(np.ones(20), flips=0), "flips must be"),
+    (lambda: sign_flip_test([1.0], flips=-5), "flips must be"), (lambda: sign_flip_test([1.0], flips=2.5), "flips")])
 def test_bad_input_is_refused_by_name(call, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()

@@ -82,6 +82,9 @@ def sign_flip_test(d: Sequence[float] | np.ndarray, alternative: str = "greater"
     :data:`ALTERNATIVES`; ``two-sided`` compares :math:`|\\bar d|`."""
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+    if isinstance(flips, bool) or not isinstance(flips, int) or flips < 1:
+        raise ValueError(f"flips must be a positive int (random sign patterns beyond {EXACT_LIMIT} seeds), got "
+                         f"{flips!r}; with none the Monte Carlo p-value would be 1 whatever the differences")
     values = _differences(d)
     signs = _signs(values.size, flips, seed)
     means = signs @ values / values.size
