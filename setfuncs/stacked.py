@@ -15,6 +15,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from .population import check_sizes
+
 __all__ = ["StackedLinear"]
 
 
@@ -31,9 +33,7 @@ class StackedLinear(nn.Module):
 
     def __init__(self, models: int, in_features: int, out_features: int, fan_in: Tensor | None = None) -> None:
         super().__init__()
-        for name, value in (("models", models), ("in_features", in_features), ("out_features", out_features)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_sizes(models=models, in_features=in_features, out_features=out_features)
         fan_in = torch.full((models,), float(in_features)) if fan_in is None else torch.as_tensor(fan_in).float()
         if fan_in.shape != (models,) or not bool((fan_in > 0).all()):
             raise ValueError(f"fan_in must hold one positive number per model ({models}), got {fan_in.tolist()}")

@@ -6,10 +6,9 @@ Outputs belong in the build (nbmake and jupyter-book execute the chapters); in g
 the history and go stale. Widget state in the notebook metadata is an output too.
 """
 
-from pathlib import Path
-
 import json
 import re
+from pathlib import Path
 
 import nbformat
 import pytest

@@ -52,18 +52,19 @@ def checkpoint_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
     each checkpoint, and ``runs``. A ValueError names a group whose runs disagree on the steps."""
     return _quantiles({name: [(steps, values) for _, steps, values in runs]
                        for name, runs in checkpoints_by_group(results, group).items()},
-                      f"the runs of {group} {{!r}} were checked at different steps")
+                      group, "were checked at different steps")
 
 
-def _quantiles(by_group: dict[str, list[tuple[list[int], np.ndarray]]], disagree: str) -> dict[str, dict[str, Any]]:
+def _quantiles(by_group: dict[str, list[tuple[list[int], np.ndarray]]], group: str,
+               disagree: str) -> dict[str, dict[str, Any]]:
     """Per group of runs ``(steps, values)``: ``steps``, and the median and quartiles over the runs
-    at each step, and ``runs``. A ValueError, ``disagree`` with the group's name, if its runs'
-    steps differ (they belong to different budgets)."""
+    at each step, and ``runs``. A ValueError, saying the group's runs ``disagree``, if their steps
+    differ (they belong to different budgets)."""
     curves = {}
     for name, runs in by_group.items():
         steps = runs[0][0]
         if any(r[0] != steps for r in runs):
-            raise ValueError(f"{disagree.format(name)}; they belong to different budgets")
+            raise ValueError(f"the runs of {group} {name!r} {disagree}; they belong to different budgets")
         q25, median, q75 = np.quantile(np.stack([r[1] for r in runs]), [0.25, 0.5, 0.75], axis=0)
         curves[name] = {"steps": steps, "median": median, "q25": q25, "q75": q75, "runs": len(runs)}
     return curves
@@ -83,7 +84,7 @@ def loss_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
     if not by_group:
         raise ValueError("no run of these results records a learning curve: the file was written before the shared "
                          "run protocol recorded them; rerun the sweep")
-    return _quantiles(by_group, f"the runs of {group} {{!r}} record their losses over different windows")
+    return _quantiles(by_group, group, "record their losses over different windows")
 
 
 def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]:
@@ -108,9 +109,11 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
     ``metric`` at the last two checkpoints, the paired change per seed with its 95 % interval, the
     Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
     file's budget (one line saying so where no group has runs of two seeds)."""
-    curves = checkpoint_curves(results, group)
     rows = late_change(results, group, higher_is_better)
-    width = max((len(row["label"]) for row in rows), default=0)
+    if not rows:
+        return [f"no {group} has checkpoints from two seeds: these runs cannot tell whether the {metric} still moves"]
+    curves = checkpoint_curves(results, group)
+    width = max(len(row["label"]) for row in rows)
     lines = []
     for row in rows:
         curve = curves[row["label"]]
@@ -118,8 +121,6 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
         lines.append(f"{row['label']:{width}s} {metric}, step {before:,} -> {last:,}: median {m_before:.4g} -> "
                      f"{m_last:.4g}; improvement per seed {row['estimate']:.3g}, 95 % interval {row['low']:.3g} to "
                      f"{row['high']:.3g} ({row['seeds']} seeds), Holm-adjusted p {row['adjusted']:.3g}: {row['better']}")
-    if not rows:
-        return [f"no {group} has checkpoints from two seeds: these runs cannot tell whether the {metric} still moves"]
     still = [row["label"] for row in rows if row["better"] == "still improving"]
     lines.append(f"-> still improving at the end of the {results['budget']} budget: {len(still)} of {len(rows)} "
                  f"{group}s" + (f" ({', '.join(still)})" if still else ""))

@@ -34,6 +34,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from setfuncs.population import check_sizes
+
 __all__ = ["EXACT_LIMIT", "MONTE_CARLO_FLIPS", "ALTERNATIVES", "paired_differences", "sign_flip_test",
            "smallest_p_value", "t_interval", "holm", "detectable_effect"]
 
@@ -82,9 +84,7 @@ def sign_flip_test(d: Sequence[float] | np.ndarray, alternative: str = "greater"
     :data:`ALTERNATIVES`; ``two-sided`` compares :math:`|\\bar d|`."""
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
-    if isinstance(flips, bool) or not isinstance(flips, int) or flips < 1:
-        raise ValueError(f"flips must be a positive int (random sign patterns beyond {EXACT_LIMIT} seeds), got "
-                         f"{flips!r}; with none the Monte Carlo p-value would be 1 whatever the differences")
+    check_sizes(flips=flips)              # with no random pattern the Monte Carlo p-value would be 1
     values = _differences(d)
     signs = _signs(values.size, flips, seed)
     means = signs @ values / values.size
@@ -105,8 +105,7 @@ def smallest_p_value(n: int, alternative: str = "greater") -> float:
     """The smallest p-value :func:`sign_flip_test` can give with ``n`` seeds: :math:`2^{-n}` one-sided,
     :math:`2^{1-n}` two-sided. A claim is undecidable at level :math:`\\alpha` with fewer seeds than
     make it smaller than :math:`\\alpha`."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
+    check_sizes(n=n)
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
     return 2.0 ** (-n) * (2 if alternative == "two-sided" else 1)

@@ -19,6 +19,7 @@ from torch import Tensor, nn
 
 from setfuncs.ensemble import fit_ensemble
 from setfuncs.model import DeepSet, init_head
+from setfuncs.population import check_sizes
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
@@ -236,9 +237,8 @@ def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
 
 
 def positive_int(name: str, value: object) -> int:
-    """``value`` if it is a positive int, else a ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    """``value`` if it is a positive int, else a ValueError naming ``name`` (:func:`~setfuncs.population.check_sizes`)."""
+    check_sizes(**{name: value})
     return value
 
 
