@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from setfuncs.experiments.convergence import checkpoint_curves, late_change, late_change_lines, loss_curves
+from setfuncs.experiments.convergence import (checkpoint_curves, late_change, late_change_lines, loss_curves,
+                                              plot_loss_curves)
 from setfuncs.experiments.results import RESULTS_DIR
 
 STEPS = [100, 200, 300, 400, 500]
@@ -93,3 +94,28 @@ def test_loss_curves_refuse_a_file_without_learning_curves() -> None:
     earlier = json.loads((RESULTS_DIR / "circle-medium.json").read_text())
     with pytest.raises(ValueError, match="written before the shared run protocol"):
         loss_curves(earlier, "setting")
+
+
+def test_a_negative_loss_is_drawn_on_a_linear_scale_and_refused_on_a_log_one() -> None:
+    """A negative log-likelihood (the mixture's Beta NLL) goes below zero: a log scale would silently
+    drop those points, so the log plot refuses it by name, and ``log=False`` draws every point."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = with_losses(runs({"a": 0.1}, seeds=3), {"a": -1.0})
+    curves = loss_curves(results, "setting")
+    fig, ax = plt.subplots()
+    try:
+        with pytest.raises(ValueError, match="not positive everywhere.*log=False"):
+            plot_loss_curves(ax, curves, quantity="Beta NLL")
+        plot_loss_curves(ax, curves, quantity="Beta NLL", log=False)
+        assert ax.get_yscale() == "linear"
+        assert list(ax.lines[0].get_ydata()) == pytest.approx(list(curves["a"]["median"]))
+        positive = loss_curves(with_losses(runs({"a": 0.1}, seeds=3), {"a": 1.0}), "setting")
+        ax.clear()
+        plot_loss_curves(ax, positive)
+        assert ax.get_yscale() == "log"
+    finally:
+        plt.close(fig)

@@ -137,13 +137,19 @@ def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: s
     ax.legend(fontsize="small")
 
 
-def plot_loss_curves(ax: Any, curves: dict[str, dict[str, Any]], quantity: str = "training loss") -> None:
+def plot_loss_curves(ax: Any, curves: dict[str, dict[str, Any]], quantity: str = "training loss",
+                     log: bool = True) -> None:
     """The median training loss of each group (:func:`loss_curves`) against the step, with its
-    interquartile band, on ``ax`` (matplotlib axes), on a log scale."""
+    interquartile band, on ``ax`` (matplotlib axes), on a log scale (``log=False``: a linear one, for
+    a loss that can be negative, such as a negative log-likelihood; a log scale refuses one)."""
+    if log and any((curve["q25"] <= 0).any() for curve in curves.values()):
+        raise ValueError(f"plot_loss_curves: the {quantity} is not positive everywhere, so a log scale cannot show "
+                         "it; pass log=False")
     for name, curve in curves.items():
         line, = ax.plot(curve["steps"], curve["median"], label=f"{name} ({curve['runs']} runs)")
         ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("training step")
     ax.set_ylabel(f"{quantity} (median, quartiles over runs)")
-    ax.set_yscale("log")
+    if log:
+        ax.set_yscale("log")
     ax.legend(fontsize="small")
