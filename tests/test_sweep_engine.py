@@ -103,6 +103,15 @@ def test_runs_start_seed_by_seed(tmp_path: Path, here: Engine) -> None:
     assert [(r["spec"], r["seed"]) for r in results["runs"]] == [t.key for t in tasks(specs, 3)]
 
 
+def test_every_run_records_where_it_trained_and_the_cpu_kernels_it_used(tmp_path: Path, here: Engine) -> None:
+    """The same run rounds differently under torch's AVX2 and AVX-512 kernels (a recurrent mixture run's
+    metric moved in its second digit), so each run names the kernel set it trained with."""
+    results = probe_sweep(sweep_tasks.record, tmp_path / "p.json", ["a", "b"], 1, engine=here)
+    for run in results["runs"]:
+        assert set(run["worker"]) == {"host", "pid", "git_commit", "cpu_capability"}
+        assert run["worker"]["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+
+
 def test_runs_start_seed_by_seed_when_one_configuration_is_slow(tmp_path: Path) -> None:
     """A slow configuration does not let the fast ones of later seeds run ahead on two workers (here
     threads of this process, scheduled as worker processes are): the k-th run to finish is among the

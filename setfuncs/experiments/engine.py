@@ -150,7 +150,11 @@ def _prepare_local_worker() -> None:
 
 
 def _worker_description() -> dict:
-    return {"host": socket.gethostname(), "pid": os.getpid(), "git_commit": git_commit()}
+    """Where a run trained: host, process, code, and the CPU kernels torch dispatched to
+    (``cpu_capability``: e.g. ``AVX2`` or ``AVX512``; the same run rounds differently under each, so
+    a run reproduces bit for bit only under the same one)."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "git_commit": git_commit(),
+            "cpu_capability": torch.backends.cpu.get_cpu_capability()}
 
 
 def _run_task(run_one: Callable[..., dict], args: tuple) -> list[dict]:
