@@ -1,17 +1,31 @@
 """Shared fixtures: every aggregation and model spec the property suites run over, and population
-strategies for hypothesis."""
+strategies for hypothesis.
+
+The suite runs torch's AVX2 CPU kernels on an x86-64 machine, as the sweep engine's workers do
+(:data:`setfuncs.experiments.engine.CPU_CAPABILITY`): the float32 values some tests compare bit for
+bit were recorded with them, and a test that sets a worker's run beside the same run in this process
+needs both on the same kernels. A CPU with AVX-512 would otherwise pick kernels that round
+differently. ``ATEN_CPU_CAPABILITY`` set before pytest starts wins. It must be set before torch runs
+its first operation, hence here, before any import of torch.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Iterator
+import os
+import platform
 
-import pytest
-import torch
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
+if platform.machine().lower() in ("x86_64", "amd64"):
+    os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
 
-import setfuncs as sf
+from dataclasses import dataclass  # noqa: E402  (after the kernels are chosen)
+from typing import Callable, Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import setfuncs as sf  # noqa: E402
 
 settings.register_profile("default", max_examples=20, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -112,6 +112,37 @@ def test_every_run_records_where_it_trained_and_the_cpu_kernels_it_used(tmp_path
         assert run["worker"]["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
 
 
+def _has_avx2() -> bool:
+    cpuinfo = Path("/proc/cpuinfo")
+    return cpuinfo.exists() and " avx2" in cpuinfo.read_text()
+
+
+def test_workers_get_the_avx2_kernels_on_x86_unless_the_environment_names_others(monkeypatch) -> None:
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+    monkeypatch.setattr(engine_module.platform, "machine", lambda: "x86_64")
+    assert engine_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx2"}
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx512")                  # the user's choice wins
+    assert engine_module.worker_environment() == {}
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY")
+    monkeypatch.setattr(engine_module.platform, "machine", lambda: "aarch64")   # an x86 variable
+    assert engine_module.worker_environment() == {}
+
+
+@pytest.mark.skipif(not _has_avx2(), reason="needs an x86-64 CPU with AVX2: the kernels the engine asks for")
+def test_a_local_clusters_workers_train_with_the_avx2_kernels(tmp_path: Path, monkeypatch) -> None:
+    """A local cluster started where ATEN_CPU_CAPABILITY is unset (this suite sets it, so it is removed
+    here) gives its worker the AVX2 kernels: the engine asks for them, not the environment."""
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY")
+    results = probe_sweep(sweep_tasks.record, tmp_path / "p.json", ["a"], 1, engine=Engine(jobs=1))
+    assert results["runs"][0]["worker"]["cpu_capability"] == "AVX2"
+
+
+def test_this_suite_runs_the_kernels_the_engines_workers_use() -> None:
+    if not _has_avx2():
+        pytest.skip("needs an x86-64 CPU with AVX2: the kernels the suite and the engine ask for")
+    assert torch.backends.cpu.get_cpu_capability() == engine_module.CPU_CAPABILITY.upper()
+
+
 def test_runs_start_seed_by_seed_when_one_configuration_is_slow(tmp_path: Path) -> None:
     """A slow configuration does not let the fast ones of later seeds run ahead on two workers (here
     threads of this process, scheduled as worker processes are): the k-th run to finish is among the

@@ -16,6 +16,7 @@ def print_header() -> None:
     torch.set_num_threads(1)
     print(f"command: python {' '.join(sys.argv)}")
     print(f"git commit: {git_commit()}")
-    print(f"machine: {cpu_model()}, python {platform.python_version()}, torch {torch.__version__}, one thread")
+    print(f"machine: {cpu_model()}, python {platform.python_version()}, torch {torch.__version__}, one thread, "
+          f"{torch.backends.cpu.get_cpu_capability()} kernels")
     print(f"started: {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
     print()

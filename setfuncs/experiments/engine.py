@@ -14,7 +14,14 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   results schema first (``schema``: :func:`~setfuncs.experiments.schema.check_results`), so a file
   with a duplicated run, a seed such as ``"0"`` or a broken header is refused by name, never
   counted twice or trained again.
-- **One record per sitting** (:class:`Sitting`), in the file's ``sittings``.
+- **One record per sitting** (:class:`Sitting`), in the file's ``sittings``; each run records where
+  it trained, the torch CPU kernels included (``worker.cpu_capability``).
+- **The same kernels on every x86-64 machine** (:func:`worker_environment`): a local cluster's
+  workers train with torch's AVX2 kernels, which every x86-64 CPU of the last decade has; a CPU
+  with AVX-512 would otherwise pick kernels that round differently, and a training run amplifies
+  the difference (a recurrent mixture run's metric moved in its second digit). So a run reproduces
+  bit for bit on any such machine. ``ATEN_CPU_CAPABILITY`` set in the environment wins (e.g.
+  ``avx512``, the native kernels of such a CPU).
 - **Ensembles, and configurations at once, on a GPU.** With ``run_many``, a GPU engine trains the
   missing seeds of a configuration as one ensemble (one task); with ``concurrent = K`` and an
   experiment whose ``run_many`` is safe to run in threads (``concurrent_safe``), a task holds ``K``
@@ -41,6 +48,7 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
 import re
 import signal
 import socket
@@ -63,7 +71,8 @@ from .resultsfile import SweepFile, SweepWriteError
 from .schema import RunSchema, finished_keys, is_finished
 from .sweeps import Task, positive_int
 
-__all__ = ["Engine", "DeviceError", "Sitting", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "DEVICES"]
+__all__ = ["Engine", "DeviceError", "Sitting", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "DEVICES", "CPU_CAPABILITY",
+           "worker_environment"]
 
 #: How often a local cluster reruns a run whose worker died before recording it as failed.
 ALLOWED_WORKER_DEATHS = 2
@@ -149,6 +158,19 @@ def _prepare_local_worker() -> None:
     tqdm.set_lock(threading.RLock())
 
 
+#: The torch CPU kernels a local cluster's workers train with on an x86-64 CPU (``ATEN_CPU_CAPABILITY``).
+CPU_CAPABILITY = "avx2"
+
+
+def worker_environment() -> dict[str, str]:
+    """What a local cluster's worker processes add to their environment: ``ATEN_CPU_CAPABILITY`` =
+    :data:`CPU_CAPABILITY` on an x86-64 machine, unless the environment already sets it (then the
+    workers inherit that value); nothing elsewhere (the variable names x86 kernel sets)."""
+    if "ATEN_CPU_CAPABILITY" in os.environ or platform.machine().lower() not in ("x86_64", "amd64"):
+        return {}
+    return {"ATEN_CPU_CAPABILITY": CPU_CAPABILITY}
+
+
 def _worker_description() -> dict:
     """Where a run trained: host, process, code, and the CPU kernels torch dispatched to
     (``cpu_capability``: e.g. ``AVX2`` or ``AVX512``; the same run rounds differently under each, so
@@ -193,7 +215,7 @@ def _cluster(engine: Engine) -> Iterator[tuple[Any, str]]:
     with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_WORKER_DEATHS}), _signals_blocked():
         # Without --dashboard, the scheduler's plain HTTP routes (health, metrics) take a free port on
         # the loopback interface instead of 8787, so sweeps side by side do not contend for it.
-        cluster = LocalCluster(n_workers=engine.jobs, threads_per_worker=1, processes=True,
+        cluster = LocalCluster(n_workers=engine.jobs, threads_per_worker=1, processes=True, env=worker_environment(),
                                dashboard_address=":8787" if engine.dashboard else None,
                                scheduler_kwargs={} if engine.dashboard else {"dashboard_address": "127.0.0.1:0"},
                                silence_logs=logging.CRITICAL)
