@@ -319,3 +319,17 @@ def test_a_broken_non_finite_map_is_refused_by_name(tmp_path: Path) -> None:
     path = tmp_path / "circle.json"
     path.write_text(json.dumps(results))
     _refused("circle", path, r"run 0 \(max/max seed 0\): non_finite names /mse, which holds 1.0, not null")
+
+
+def test_the_provenance_counts_each_kernel_set_where_runs_record_it() -> None:
+    """A file whose runs name their torch CPU kernels gets a row counting them (runs written before that
+    counted as not recorded); a file none of whose runs names them gets no such row."""
+    committed = circle.load_results(results_file("circle-medium.json"))
+    rows = dict(results_module.provenance_rows(committed, "setfuncs.experiments.circle"))
+    assert "CPU kernels (runs)" not in rows
+    mixed = json.loads(json.dumps(committed))
+    for run in mixed["runs"][:3]:
+        run["worker"]["cpu_capability"] = "AVX2"
+    mixed["runs"][3]["worker"]["cpu_capability"] = "AVX512"
+    rows = dict(results_module.provenance_rows(mixed, "setfuncs.experiments.circle"))
+    assert rows["CPU kernels (runs)"] == f"AVX2: 3; AVX512: 1; not recorded: {len(mixed['runs']) - 4}"

@@ -30,10 +30,13 @@ QUANTITIES = ("final_train_loss", "test_nll", "metric")
 
 def retrain(spec: str, seed: int) -> dict:
     """The record of the mixture run ``spec``, ``seed`` at the MEDIUM budget, trained in this process."""
+    import importlib
+
     import torch
 
-    from setfuncs.experiments.mixture import sweep
     from setfuncs.experiments.sweeps import all_configurations, spec_of
+
+    sweep = importlib.import_module("setfuncs.experiments.mixture.sweep")   # the package names a function sweep
 
     torch.set_num_threads(1)
     known = {spec_of(*c): c for c in all_configurations()}
@@ -65,8 +68,9 @@ def main(argv: list[str] | None = None) -> None:
               f"kernels {kernels}): " + ", ".join(f"{q} {committed[q]!r}" for q in QUANTITIES))
         for capability in CAPABILITIES:
             child = subprocess.run([sys.executable, __file__, "--child", spec, seed], capture_output=True, text=True,
-                                   env={**os.environ, "ATEN_CPU_CAPABILITY": capability, "OMP_NUM_THREADS": "1"},
-                                   check=True)
+                                   env={**os.environ, "ATEN_CPU_CAPABILITY": capability, "OMP_NUM_THREADS": "1"})
+            if child.returncode != 0:
+                raise SystemExit(f"the run under ATEN_CPU_CAPABILITY={capability} failed:\n{child.stderr}")
             again = json.loads(child.stdout.strip().splitlines()[-1])
             same = all(again[q] == committed[q] for q in QUANTITIES)
             print(f"  ATEN_CPU_CAPABILITY={capability} ({again['cpu_capability']} kernels): "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -147,7 +148,8 @@ def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
     """How a sweep's file was made, as ``(what, value)`` rows for a chapter's table: the command, the
     git commits of its sittings, the runs (finished, diverged, collapsed, failed), whether it is
     complete, its wall time per sitting and engine, the hardware and the versions. ``package`` is
-    the experiment's module, e.g. ``"setfuncs.experiments.circle"``."""
+    the experiment's module, e.g. ``"setfuncs.experiments.circle"``. Where runs record the torch CPU
+    kernels they trained with (``worker.cpu_capability``), a row counts the runs per kernel set."""
     counts = status_counts(results["runs"])
     sittings = results["sittings"]
     commands = list(dict.fromkeys(" ".join(["python -m", package, *s["command"][1:]]) for s in sittings))
@@ -168,4 +170,13 @@ def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
         ("hardware", f"{hardware['cpu_model']}, {hardware['cpu_count']} cores, "
                      f"{hardware['torch_threads_per_run']} torch thread per run"),
         ("versions", ", ".join(f"{k} {v}" for k, v in results["versions"].items())),
-    ]
+    ] + _kernel_rows(results["runs"])
+
+
+def _kernel_rows(runs: list[dict]) -> list[tuple[str, str]]:
+    """``[("CPU kernels (runs)", "AVX2: 120; not recorded: 256")]``, or nothing where no run records
+    its kernels (a file written before runs recorded them)."""
+    kernels = Counter((run.get("worker") or {}).get("cpu_capability") or "not recorded" for run in runs)
+    if set(kernels) <= {"not recorded"}:
+        return []
+    return [("CPU kernels (runs)", "; ".join(f"{name}: {count}" for name, count in sorted(kernels.items())))]
