@@ -5,27 +5,26 @@ The suite runs torch's AVX2 CPU kernels on an x86-64 machine, as the sweep engin
 (:data:`setfuncs.experiments.engine.CPU_CAPABILITY`): the float32 values some tests compare bit for
 bit were recorded with them, and a test that sets a worker's run beside the same run in this process
 needs both on the same kernels. A CPU with AVX-512 would otherwise pick kernels that round
-differently. ``ATEN_CPU_CAPABILITY`` set before pytest starts wins. It must be set before torch runs
-its first operation, hence here, before any import of torch.
+differently. ``ATEN_CPU_CAPABILITY`` set before pytest starts wins. torch fixes its kernels at its
+first operation, so the variable is set here, before any test runs one (importing torch and
+setfuncs runs none; ``test_this_suite_runs_the_kernels_the_engines_workers_use`` checks the result).
 """
 
 from __future__ import annotations
 
 import os
-import platform
+from dataclasses import dataclass
+from typing import Callable, Iterator
 
-if platform.machine().lower() in ("x86_64", "amd64"):
-    os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
+import pytest
+import torch
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
-from dataclasses import dataclass  # noqa: E402  (after the kernels are chosen)
-from typing import Callable, Iterator  # noqa: E402
+import setfuncs as sf
+from setfuncs.experiments.engine import worker_environment
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from hypothesis import HealthCheck, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-import setfuncs as sf  # noqa: E402
+os.environ.update(worker_environment())
 
 settings.register_profile("default", max_examples=20, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
