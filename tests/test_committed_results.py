@@ -160,3 +160,17 @@ def test_the_circle_convergence_probe_is_complete_with_its_learning_curves() -> 
         curve = run["learning_curve"]
         assert run["error"] is None and len(curve["loss"]) == len(curve["steps"]) == 100
         assert curve["test"]["steps"] == [400, 800, 1200, 1600, 2000] and len(curve["test"]["values"]) == 5
+
+
+def test_the_avx512_sitting_holds_its_own_runs_and_the_rerun_trained_each_again_with_avx2() -> None:
+    """results/probes/mixture-avx512-sitting.json: the mixture rerun's file as its AVX-512 sitting left it,
+    with that sitting's runs only; the rerun holds each of their configurations and seeds again, trained
+    with the AVX2 kernels (``scripts/probes/kernel_sitting.py`` compares them)."""
+    sitting = mixture.load_results(RESULTS_DIR / "probes" / "mixture-avx512-sitting.json")
+    last = len(sitting["sittings"]) - 1
+    assert sitting["complete"] is False and sitting["sittings"][last]["runs_added"] == len(sitting["runs"]) > 0
+    assert all(r["provenance"]["sitting"] == last and "cpu_capability" not in r["worker"] for r in sitting["runs"])
+    name = "mixture-medium.json"
+    rerun = mixture.load_results(PENDING / name if (PENDING / name).exists() else results_file(name))
+    again = {(r["spec"], r["seed"]): r for r in rerun["runs"]}
+    assert all(again[r["spec"], r["seed"]]["worker"]["cpu_capability"] == "AVX2" for r in sitting["runs"])
