@@ -16,13 +16,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from _header import print_header
+from _mixture_rerun import ROOT, rerun_file
 
-ROOT = Path(__file__).resolve().parents[2]
-#: The rerun's file while it is pending, and where it lies once complete.
-FILES = (ROOT / "results" / "pending" / "mixture-medium.json", ROOT / "results" / "mixture-medium.json")
 #: The kernel sets compared, where the CPU has them (torch falls back to the best it has).
 CAPABILITIES = ("avx2", "avx512")
 QUANTITIES = ("final_train_loss", "test_nll", "metric")
@@ -53,9 +50,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(retrain(args.child[0], int(args.child[1]))))
         return
     print_header()
-    path = next((p for p in FILES if p.exists()), None)
-    if path is None:
-        raise SystemExit(f"no mixture rerun file at {' or '.join(map(str, FILES))}")
+    path = rerun_file()
     runs = {(r["spec"], r["seed"]): r for r in json.loads(path.read_text())["runs"]}
     print(f"file: {path.relative_to(ROOT)}")
     for item in args.runs:

@@ -15,24 +15,19 @@ and the test NLL.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 from _header import print_header
+from _mixture_rerun import ROOT, rerun_file
 
 from setfuncs.experiments.reruns import rerun_agreement
 
-ROOT = Path(__file__).resolve().parents[2]
 SITTING = ROOT / "results" / "probes" / "mixture-avx512-sitting.json"
-#: The rerun's file while it is pending, and where it lies once complete.
-FILES = (ROOT / "results" / "pending" / "mixture-medium.json", ROOT / "results" / "mixture-medium.json")
 
 
 def main() -> None:
     print_header()
-    path = next((p for p in FILES if p.exists()), None)
-    if path is None:
-        raise SystemExit(f"no mixture rerun file at {' or '.join(map(str, FILES))}")
+    path = rerun_file()
     avx512 = json.loads(SITTING.read_text())
     rerun = json.loads(path.read_text())
     sitting = avx512["sittings"][-1]

@@ -71,8 +71,8 @@ from .resultsfile import SweepFile, SweepWriteError
 from .schema import RunSchema, finished_keys, is_finished
 from .sweeps import Task, positive_int
 
-__all__ = ["Engine", "DeviceError", "Sitting", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "DEVICES", "CPU_CAPABILITY",
-           "worker_environment"]
+__all__ = ["Engine", "DeviceError", "Sitting", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "DEVICES",
+           "CPU_CAPABILITY", "worker_environment"]
 
 #: How often a local cluster reruns a run whose worker died before recording it as failed.
 ALLOWED_WORKER_DEATHS = 2
