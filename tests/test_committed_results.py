@@ -37,7 +37,7 @@ PAPER_CONFIGURATIONS = {spec_of(*c) for c in paper_configurations()}
 SWEEPS = [("circle-medium.json", "08_circle", circle.load_results, circle.MEDIUM, "mse", CIRCLE_AND_MIXTURE, 10,
            PAPER_CONFIGURATIONS),
           ("mixture-medium.json", "09_mixture", mixture.load_results, mixture.MEDIUM, "metric", CIRCLE_AND_MIXTURE,
-           5, PAPER_CONFIGURATIONS),
+           10, PAPER_CONFIGURATIONS),
           ("pointcloud-medium.json", "10_point_clouds", pointcloud.load_results, pointcloud.budget.EARLIER_MEDIUM,
            "accuracy", set(pointcloud.COLUMNS), 3, set(sf.TABLE2_SPECS)),
           ("attention-medium.json", "11_attention", attention.load_results, attention.budget.EARLIER_MEDIUM, "elbo",

@@ -93,3 +93,12 @@ def test_the_committed_circle_file_still_decides_what_is_real() -> None:
     recurrent_layers = found[0]
     assert "recurrent equivariant layers" in recurrent_layers.claim and recurrent_layers.seeds == 10
     assert recurrent_layers.decided and recurrent_layers.verdict == "reproduced"
+
+
+def test_the_committed_mixture_file_still_decides_what_is_real() -> None:
+    """Ten paired seeds decide an effect that no null copy has: learnable equivariant layers against plain
+    LSE ones, which collapse in every run (chapter 9), on the paper's grid."""
+    found = mixture.mixture_findings(mixture.load_results(results_file("mixture-medium.json")), PAPER)
+    lse_boost = [f for f in found if f.variant == "paper" and f.claim.endswith("every reduction (lse)")]
+    assert len(lse_boost) == 1 and lse_boost[0].seeds == 10
+    assert lse_boost[0].decided and lse_boost[0].verdict == "reproduced"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from setfuncs.experiments.progress import WRITERS, main, sweep_progress
-from setfuncs.experiments.results import results_file
+from setfuncs.experiments.results import RESULTS_DIR, results_file
 
 
 def run(spec: str, seed: int, train: float, evaluate: float | None = 0.0, **extra: object) -> dict:
@@ -87,12 +87,22 @@ def test_the_command_on_a_committed_file(capsys: pytest.CaptureFixture) -> None:
     assert f"left: {len(committed['configurations'])} runs" in more and "with 1 worker" in more
 
 
-def test_the_command_on_the_pending_rerun_counts_its_runs(capsys: pytest.CaptureFixture) -> None:
-    path = results_file("pending/mixture-medium.json")
-    pending = json.loads(path.read_text())
-    finished = sum("failure" not in r for r in pending["runs"])
+#: Every sweep file the repository holds: the complete ones the chapters read, and the reruns in pending/.
+SWEEP_FILES = sorted([*RESULTS_DIR.glob("*-medium.json"), *(RESULTS_DIR / "pending").glob("*-medium.json")])
+
+
+@pytest.mark.parametrize("path", SWEEP_FILES, ids=[str(p.relative_to(RESULTS_DIR)) for p in SWEEP_FILES])
+def test_the_command_counts_the_runs_of_every_sweep_file(path: Path, capsys: pytest.CaptureFixture) -> None:
+    data = json.loads(path.read_text())
+    finished = sum("failure" not in r for r in data["runs"])
+    planned = len(data["configurations"]) * data["runs_per_configuration"]
     assert main([str(path)]) == 0
-    assert f"finished: {finished} of 560 runs" in capsys.readouterr().out
+    assert f"finished: {finished} of {planned} runs" in capsys.readouterr().out
+
+
+def test_the_repository_holds_every_experiments_sweep() -> None:
+    assert {p.name for p in SWEEP_FILES} >= {f"{name}-medium.json" for name in ("circle", "mixture", "pointcloud",
+                                                                                 "attention")}
 
 
 @pytest.mark.parametrize("content, says", [
