@@ -170,7 +170,6 @@ def test_the_avx512_sitting_holds_its_own_runs_and_the_rerun_trained_each_again_
     last = len(sitting["sittings"]) - 1
     assert sitting["complete"] is False and sitting["sittings"][last]["runs_added"] == len(sitting["runs"]) > 0
     assert all(r["provenance"]["sitting"] == last and "cpu_capability" not in r["worker"] for r in sitting["runs"])
-    name = "mixture-medium.json"
-    rerun = mixture.load_results(PENDING / name if (PENDING / name).exists() else results_file(name))
+    rerun = mixture.load_results(results_file("mixture-medium.json"))
     again = {(r["spec"], r["seed"]): r for r in rerun["runs"]}
     assert all(again[r["spec"], r["seed"]]["worker"]["cpu_capability"] == "AVX2" for r in sitting["runs"])

@@ -18,7 +18,10 @@ import subprocess
 import sys
 
 from _header import print_header
-from _mixture_rerun import ROOT, rerun_file
+
+from setfuncs.experiments.results import RESULTS_DIR, results_file
+
+ROOT = RESULTS_DIR.parent
 
 #: The kernel sets compared, where the CPU has them (torch falls back to the best it has).
 CAPABILITIES = ("avx2", "avx512")
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(retrain(args.child[0], int(args.child[1]))))
         return
     print_header()
-    path = rerun_file()
+    path = results_file("mixture-medium.json")
     runs = {(r["spec"], r["seed"]): r for r in json.loads(path.read_text())["runs"]}
     print(f"file: {path.relative_to(ROOT)}")
     for item in args.runs:

@@ -18,16 +18,18 @@ import json
 
 import numpy as np
 from _header import print_header
-from _mixture_rerun import ROOT, rerun_file
 
 from setfuncs.experiments.reruns import rerun_agreement
+from setfuncs.experiments.results import RESULTS_DIR, results_file
 
-SITTING = ROOT / "results" / "probes" / "mixture-avx512-sitting.json"
+ROOT = RESULTS_DIR.parent
+
+SITTING = RESULTS_DIR / "probes" / "mixture-avx512-sitting.json"
 
 
 def main() -> None:
     print_header()
-    path = rerun_file()
+    path = results_file("mixture-medium.json")
     avx512 = json.loads(SITTING.read_text())
     rerun = json.loads(path.read_text())
     sitting = avx512["sittings"][-1]
