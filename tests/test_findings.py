@@ -14,7 +14,7 @@ from setfuncs.experiments.attention import IMAGE, attention_findings, variant_sp
 from setfuncs.experiments.circle import circle_findings, lme_against_lse
 from setfuncs.experiments.differences import UNRECORDED
 from setfuncs.experiments.findings import (ALPHA, CLAIM_SHARE, Claim, Comparison, compare_pairs, findings_html,
-                                           format_findings, judge, matched)
+                                           format_findings, interval_text, judge, matched)
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.paired import holm, sign_flip_test
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
@@ -133,6 +133,20 @@ def test_the_findings_table_shows_each_claim_once_with_its_tests() -> None:
         assert header in html
     text = format_findings(found)
     assert "Holm" in text and "10 seeds" in text and text.count("->") == 3
+
+
+def test_a_comparison_of_one_seed_is_shown_without_an_interval_never_as_nan() -> None:
+    """Student's interval needs two paired differences: a claim left with one seed (the others'
+    runs failed) has none, and every text that shows intervals says so instead of printing NaN."""
+    found = judge([("paper", Claim("one seed left", "d", (part([2.5]),))),
+                   ("paper", Claim("ten seeds", "d", (part(shifted(2.0)),)))])
+    assert found[0].seeds == 1 and np.isnan(found[0].low) and np.isnan(found[0].high)
+    for text in (findings_html(found), format_findings(found)):
+        assert "none from one seed" in text and "nan" not in text.lower()
+    assert interval_text(found[1].low, found[1].high) == f"{found[1].low:.3g} to {found[1].high:.3g}"
+    assert interval_text(-0.0123, 0.5, "+.1%") == "-1.2% to +50.0%"
+    row = compare_pairs({"one": part([1.0])}, ("first", "second"))[0]
+    assert interval_text(row["low"], row["high"]) == "none from one seed"
 
 
 def test_compare_pairs_decides_a_direction_after_holm() -> None:

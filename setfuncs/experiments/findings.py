@@ -60,7 +60,7 @@ from .paired import detectable_effect, holm, paired_differences, sign_flip_test,
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "decided", "findings_rows", "format_findings",
-           "findings_html"]
+           "findings_html", "interval_text"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
 VERDICTS = ("reproduced", "undecided", "not reproduced", "contradicted")
@@ -374,10 +374,17 @@ def findings_rows(findings: Sequence[Finding]) -> list[dict]:
     return [asdict(f) for f in findings]
 
 
+def interval_text(low: float, high: float, spec: str = ".3g") -> str:
+    """``"low to high"`` in the format ``spec``, or ``"none from one seed"`` where the interval is
+    undefined (NaN: Student's interval needs two paired differences, and a comparison of one seed
+    has none)."""
+    if np.isnan(low) or np.isnan(high):
+        return "none from one seed"
+    return f"{low:{spec}} to {high:{spec}}"
+
+
 def _interval_text(f: Finding) -> str:
-    if f.seeds == 0:
-        return "counted"
-    return "one seed" if np.isnan(f.low) else f"{f.low:.3g} to {f.high:.3g}"
+    return "counted" if f.seeds == 0 else interval_text(f.low, f.high)
 
 
 def format_findings(findings: Sequence[Finding]) -> str:
