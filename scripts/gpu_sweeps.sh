@@ -2,9 +2,12 @@
 # Every sweep the book waits for, in one call on a lent GPU (issue 30), each resuming its own file,
 # the reruns of issue 27 first, the one that costs two CPU cores most first:
 #   1. point clouds, MEDIUM, 10 seeds   -> results/pending/pointcloud-medium.json  (chapter 10; ~20 h on the CPU)
-#   2. mixture, MEDIUM, 10 seeds        -> results/pending/mixture-medium.json     (chapter 9; ~12 h left)
+#   2. mixture, MEDIUM, 10 seeds        -> results/pending/mixture-medium.json     (chapter 9; landed 28 Nov)
 #   3. attention, MEDIUM, 10 seeds      -> results/pending/attention-medium.json   (chapter 11; ~5 h)
 #   4. circle, FULL, 20 seeds           -> results/circle-full.json                (chapter 8; days)
+# A rerun that has landed (results/<name>-medium.json complete at today's BUDGET with RUNS seeds or
+# more, and no file in results/pending/ to resume) is not run again: it would begin a new file in
+# results/pending/; the summary says so.
 # A sweep runs until it is complete or the call's deadline (SECONDS_TOTAL after the start) comes;
 # then it gets SIGTERM and writes its file as it stands (the runs of the ensemble in training are
 # lost, every finished one is kept), and the next sweep starts only while time is left. After
@@ -89,11 +92,38 @@ sweep() {
   echo "$name: exit $status, $(( $(date +%s) - start )) s wall, $(tail -n 1 "$OUT/$name.log")" | tee -a "$OUT/summary.txt"
 }
 
+# landed NAME: true when results/NAME-medium.json is complete at today's BUDGET with RUNS seeds or
+# more and no file in results/pending/ resumes it (the rerun has landed).
+landed() {
+  [ -f "$RESULTS/pending/$1-medium.json" ] && return 1
+  [ -f "$RESULTS/$1-medium.json" ] || return 1
+  $PY - "$1" "$RESULTS/$1-medium.json" "$BUDGET" "$RUNS" <<'PYTHON'
+import importlib, json, sys
+name, path, budget, runs = sys.argv[1:]
+with open(path) as f:
+    results = json.load(f)
+today = json.loads(json.dumps(vars(importlib.import_module(f"setfuncs.experiments.{name}").BUDGETS[budget])))
+sys.exit(0 if results.get("complete") is True and results.get("budget_parameters") == today
+         and results.get("runs_per_configuration", 0) >= int(runs) else 1)
+PYTHON
+}
+
+# rerun NAME ARGS...: resume the rerun's file in results/pending/ unless the rerun has landed.
+rerun() {
+  local name=$1; shift
+  if landed "$name"; then
+    echo "$name: landed in $RESULTS/$name-medium.json (complete, $BUDGET budget, $RUNS seeds or more), not run" \
+      | tee -a "$OUT/summary.txt"
+    return
+  fi
+  sweep "$name" "$RESULTS/pending/$name-medium.json" "$@"
+}
+
 for name in $ONLY; do
   case $name in
-    mixture)    sweep mixture "$RESULTS/pending/mixture-medium.json" --budget "$BUDGET" --runs "$RUNS" --concurrent "$CONCURRENT" ;;
-    attention)  sweep attention "$RESULTS/pending/attention-medium.json" --budget "$BUDGET" --runs "$RUNS" ;;
-    pointcloud) sweep pointcloud "$RESULTS/pending/pointcloud-medium.json" --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
+    mixture)    rerun mixture --budget "$BUDGET" --runs "$RUNS" --concurrent "$CONCURRENT" ;;
+    attention)  rerun attention --budget "$BUDGET" --runs "$RUNS" ;;
+    pointcloud) rerun pointcloud --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
     circle)     sweep circle "$RESULTS/circle-full.json" --budget "$CIRCLE_BUDGET" --runs "$CIRCLE_RUNS" --concurrent "$CONCURRENT" ;;
   esac
 done

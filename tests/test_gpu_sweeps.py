@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from setfuncs.experiments import provenance
+from setfuncs.experiments import mixture, provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 SENT = "0123abc"
@@ -51,6 +51,37 @@ def test_no_sweep_starts_after_the_deadline(tmp_path: Path) -> None:
     assert [line.split(":")[0] for line in lines] == ["mixture", "attention"]
     assert all("not started" in line for line in lines)
     assert not list((tmp_path / "results").rglob("*.json"))
+
+
+def write_sweep(path: Path, budget: dict, runs_per_configuration: int, complete: bool = True) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"complete": complete, "budget_parameters": budget,
+                                "runs_per_configuration": runs_per_configuration, "runs": []}))
+    return path.read_text()
+
+
+def test_a_rerun_that_has_landed_is_not_run_again(tmp_path: Path) -> None:
+    """The mixture rerun complete in results/ at today's budget and seeds: not run (it would begin a new
+    file in results/pending/), its file untouched. Fewer seeds, another budget, an incomplete file or a
+    pending file to resume: run (here the deadline has passed, so each says 'not started')."""
+    landed = tmp_path / "results" / "mixture-medium.json"
+    today = json.loads(json.dumps(vars(mixture.QUICK)))
+    before = write_sweep(landed, today, 2)
+    done = run_script(tmp_path, ONLY="mixture", RUNS="2")
+    assert done.returncode == 0, done.stderr
+    line = (tmp_path / "out" / "summary.txt").read_text().splitlines()[-1]
+    assert line.startswith("mixture: landed in") and line.endswith("not run"), line
+    assert landed.read_text() == before and not list((tmp_path / "results" / "pending").glob("*.json"))
+    for budget, seeds, complete, pending in [(today, 1, True, False), ({**today, "steps": 1}, 2, True, False),
+                                             (today, 2, False, False), (today, 2, True, True)]:
+        write_sweep(landed, budget, seeds, complete)
+        if pending:
+            write_sweep(tmp_path / "results" / "pending" / "mixture-medium.json", today, 2, complete=False)
+        (tmp_path / "out" / "summary.txt").unlink()
+        done = run_script(tmp_path, ONLY="mixture", RUNS="2", SECONDS_TOTAL="0")
+        assert done.returncode == 0, done.stderr
+        line = (tmp_path / "out" / "summary.txt").read_text().splitlines()[-1]
+        assert line.startswith("mixture: not started"), (budget, seeds, complete, pending, line)
 
 
 def test_an_unknown_sweep_is_refused_by_name_before_any_sweep_runs(tmp_path: Path) -> None:
