@@ -17,8 +17,10 @@ that neither diverged nor failed, every comparison paired by seed:
    not (the claim's differences are the negated gains, and one step suffices).
 3. *Bounding boxes tighten as the population grows*: per seed, the mean over set localisers of
    the matched box IoU at the largest size minus at the smallest, over the localisers whose run of
-   that seed is usable: a failed run leaves out its localiser for that seed, not the seed (under
-   the null each run's change is symmetric about zero, and so is a mean over any of them).
+   that seed is usable: a failed run leaves out its localiser for that seed, not the seed. The
+   sign-flip test stays exact: under the null each run's change is symmetric about zero, and the
+   rule that leaves a run out (its count and its first box at the training size) does not read
+   that change, so the mean over the runs kept is symmetric too.
 
 Only the first is a comparison of configurations; the others are about each localiser's own
 curve, which a null copy of the file (outcomes shuffled across localisers) leaves as it is.
