@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from setfuncs.experiments.convergence import (checkpoint_curves, late_change, late_change_lines, loss_curves,
-                                              plot_loss_curves)
+                                              plot_checkpoint_curves, plot_loss_curves)
 from setfuncs.experiments.results import RESULTS_DIR
 
 STEPS = [100, 200, 300, 400, 500]
@@ -42,6 +42,14 @@ def test_the_printed_lines_give_each_groups_verdict_and_count_those_still_improv
     assert f"Holm-adjusted p {rows['falling']['adjusted']:.3g}" in lines[0] and "(10 seeds)" in lines[0]
     assert lines[1].startswith("flat    test MSE") and lines[1].endswith(": undecided")
     assert lines[2] == "-> still improving at the end of the medium budget: 1 of 2 settings (falling)"
+
+
+def test_the_printed_lines_name_the_groups_by_the_noun_given() -> None:
+    results = {**runs({"falling": 0.1, "flat": 0.0}), "budget": "medium"}
+    lines = late_change_lines(results, "setting", "test MSE", higher_is_better=False, noun="column")
+    assert lines[-1] == "-> still improving at the end of the medium budget: 1 of 2 columns (falling)"
+    assert late_change_lines({**runs({"a": 0.1}, seeds=1), "budget": "quick"}, "setting", "test MSE",
+                             higher_is_better=False, noun="column")[0].startswith("no column has checkpoints")
 
 
 def test_the_printed_lines_say_when_no_group_has_two_seeds() -> None:
@@ -117,5 +125,27 @@ def test_a_negative_loss_is_drawn_on_a_linear_scale_and_refused_on_a_log_one() -
         ax.clear()
         plot_loss_curves(ax, positive)
         assert ax.get_yscale() == "log"
+    finally:
+        plt.close(fig)
+
+
+def test_a_groups_style_is_given_to_its_line_in_both_plots() -> None:
+    """A chapter's colours for its configurations reach the lines (and only the styled group's line)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = with_losses(runs({"a": 0.1, "b": 0.1}, seeds=3), {"a": 1.0, "b": 2.0})
+    styles = {"a": {"color": "#123456", "ls": "--", "marker": "s"}}
+    fig, (left, right) = plt.subplots(1, 2)
+    try:
+        plot_loss_curves(left, loss_curves(results, "setting"), styles=styles)
+        plot_checkpoint_curves(right, checkpoint_curves(results, "setting"), "test MSE", styles=styles)
+        for ax in (left, right):
+            a, b = ax.lines
+            assert a.get_color() == "#123456" and a.get_linestyle() == "--" and a.get_marker() == "s"
+            assert b.get_color() != "#123456" and b.get_linestyle() == "-"
+        assert right.lines[1].get_marker() == "o"                     # unstyled checkpoints keep their markers
     finally:
         plt.close(fig)

@@ -19,8 +19,9 @@ from setfuncs.experiments import pointcloud as pc
 from setfuncs.experiments.pointcloud.agreement import rank_agreement
 from setfuncs.experiments.pointcloud.confusion import confusion_at_size, confusion_matrix, top_confusions
 from setfuncs.experiments.pointcloud.costs import cost_table, throughput_spread
-from setfuncs.experiments.pointcloud.figures import (draw_accuracy_by_size, plot_against_paper, plot_clouds,
-                                                     plot_confusions, plot_preprocessing, plot_subset)
+from setfuncs.experiments.pointcloud.figures import (column_style, draw_accuracy_by_size, plot_against_paper,
+                                                     plot_clouds, plot_confusions, plot_learning_curves,
+                                                     plot_preprocessing, plot_subset)
 
 
 def test_confusion_matrix_counts_label_pairs() -> None:
@@ -128,3 +129,23 @@ def test_figures_draw_what_they_are_given() -> None:
     fig = plot_confusions({100: np.eye(3), 10: np.full((3, 3), 1 / 3)}, ["a", "b", "c"], "t")
     assert fig.axes[0].get_title() == "n = 100: accuracy 100%" and fig.axes[1].get_title() == "n = 10: accuracy 33%"
     plt.close("all")
+
+
+def test_learning_curves_draw_each_column_in_its_own_style_as_the_table_figure_does() -> None:
+    """Twelve columns exceed matplotlib's ten colours: each keeps the style it has beside the paper."""
+    specs = ["max/max", "max/r-lme"]                                # C0 and, by the default cycle, C0 again
+    runs = [{"spec": spec, "seed": seed, "error": None, "collapsed": False,
+             "learning_curve": {"steps": [10, 20], "loss": [2.0, 1.0 + seed / 10],
+                                "test": {"metric": "test_accuracy", "steps": [10, 20], "values": [0.3, 0.5 + seed / 10]}}}
+            for spec in specs for seed in range(3)]
+    fig = plot_learning_curves({"runs": runs}, "offline shapes")
+    loss, accuracy = fig.axes
+    for ax in (loss, accuracy):
+        assert [line.get_label().split(" (")[0] for line in ax.lines] == specs
+        for line, spec in zip(ax.lines, specs):
+            assert line.get_color() == column_style(spec)["color"] and line.get_linestyle() == column_style(spec)["ls"]
+    assert column_style("max/max")["color"] != column_style("max/r-lme")["color"]
+    assert [line.get_marker() for line in accuracy.lines] == ["o", "s"] and loss.lines[0].get_marker() == "None"
+    assert [t.get_text() for t in accuracy.get_legend().get_texts()] == ["max/max (3 runs)", "max/r-lme (3 runs)"]
+    assert loss.get_legend() is None and loss.get_title() == "offline shapes"
+    plt.close(fig)

@@ -20,7 +20,7 @@ a caller passes in, never here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -104,14 +104,17 @@ def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]
     return compare_pairs(comparisons, ("still improving", "getting worse"))
 
 
-def late_change_lines(results: dict, group: str, metric: str, higher_is_better: bool) -> list[str]:
+def late_change_lines(results: dict, group: str, metric: str, higher_is_better: bool,
+                      noun: str | None = None) -> list[str]:
     """What a chapter prints under its learning curves: per group of :func:`late_change`, the median
     ``metric`` at the last two checkpoints, the paired change per seed with its 95 % interval, the
     Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
-    file's budget (one line saying so where no group has runs of two seeds)."""
+    file's budget (one line saying so where no group has runs of two seeds). ``noun`` names a group in
+    those lines ("column": "3 of 12 columns"); the field ``group`` by default."""
+    noun = noun or group
     rows = late_change(results, group, higher_is_better)
     if not rows:
-        return [f"no {group} has checkpoints from two seeds: these runs cannot tell whether the {metric} still moves"]
+        return [f"no {noun} has checkpoints from two seeds: these runs cannot tell whether the {metric} still moves"]
     curves = checkpoint_curves(results, group)
     width = max(len(row["label"]) for row in rows)
     lines = []
@@ -123,14 +126,18 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
                      f"{row['high']:.3g} ({row['seeds']} seeds), Holm-adjusted p {row['adjusted']:.3g}: {row['better']}")
     still = [row["label"] for row in rows if row["better"] == "still improving"]
     lines.append(f"-> still improving at the end of the {results['budget']} budget: {len(still)} of {len(rows)} "
-                 f"{group}s" + (f" ({', '.join(still)})" if still else ""))
+                 f"{noun}s" + (f" ({', '.join(still)})" if still else ""))
     return lines
 
 
-def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: str) -> None:
-    """The median test metric of each group against the step, with its interquartile band, on ``ax`` (matplotlib axes)."""
+def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: str,
+                           styles: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    """The median test metric of each group against the step, with its interquartile band, on ``ax``
+    (matplotlib axes); ``styles[name]``, where given, are the keyword arguments of a group's line
+    (its colour, line style, marker: a chapter's colours for its configurations)."""
     for name, curve in curves.items():
-        line, = ax.plot(curve["steps"], curve["median"], marker="o", label=f"{name} ({curve['runs']} runs)")
+        style = {"marker": "o", **(styles or {}).get(name, {})}
+        line, = ax.plot(curve["steps"], curve["median"], label=f"{name} ({curve['runs']} runs)", **style)
         ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("training step")
     ax.set_ylabel(f"{metric} (median, quartiles over runs)")
@@ -138,15 +145,17 @@ def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: s
 
 
 def plot_loss_curves(ax: Any, curves: dict[str, dict[str, Any]], quantity: str = "training loss",
-                     log: bool = True) -> None:
+                     log: bool = True, styles: Mapping[str, Mapping[str, Any]] | None = None) -> None:
     """The median training loss of each group (:func:`loss_curves`) against the step, with its
     interquartile band, on ``ax`` (matplotlib axes), on a log scale (``log=False``: a linear one, for
-    a loss that can be negative, such as a negative log-likelihood; a log scale refuses one)."""
+    a loss that can be negative, such as a negative log-likelihood; a log scale refuses one);
+    ``styles[name]``, where given, are the keyword arguments of a group's line."""
     if log and any((curve["q25"] <= 0).any() for curve in curves.values()):
         raise ValueError(f"plot_loss_curves: the {quantity} is not positive everywhere, so a log scale cannot show "
                          "it; pass log=False")
     for name, curve in curves.items():
-        line, = ax.plot(curve["steps"], curve["median"], label=f"{name} ({curve['runs']} runs)")
+        line, = ax.plot(curve["steps"], curve["median"], label=f"{name} ({curve['runs']} runs)",
+                        **(styles or {}).get(name, {}))
         ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("training step")
     ax.set_ylabel(f"{quantity} (median, quartiles over runs)")

@@ -1,5 +1,6 @@
 """Chapter 10's figures: clouds in 3-D, a cloud subsampled, preprocessing, accuracy against the
-population size (live models; the sweep beside the paper's Table 2) and confusion matrices.
+population size (live models; the sweep beside the paper's Table 2), the sweep's learning curves and
+confusion matrices.
 
 matplotlib is imported inside each function, so importing the module needs only numpy.
 """
@@ -11,14 +12,14 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 
 from .budget import TABLE_SIZES
-from .sweep import COLUMNS
+from .sweep import COLUMNS, LME_COLUMNS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = ["scatter3d", "plot_clouds", "plot_subset", "plot_preprocessing", "draw_accuracy_by_size",
-           "plot_against_paper", "plot_confusions"]
+           "column_style", "plot_learning_curves", "plot_against_paper", "plot_confusions"]
 
 
 def scatter3d(ax: Axes, cloud: np.ndarray, size: float = 1.0, color: str = "tab:blue") -> None:
@@ -97,6 +98,38 @@ def draw_accuracy_by_size(ax: Axes, accuracy: Mapping[str, Mapping[str, float]],
     ax.legend(fontsize=9)
 
 
+def column_style(spec: str) -> dict:
+    """The line style of a column in every figure of the sweep: solid for a ``max`` equivariant layer
+    and dashed otherwise; Table 2's ten columns each in one of matplotlib's ten colours (in the order
+    of ``COLUMNS``) with round markers, the log-mean-exp columns in black with squares (an eleventh
+    colour of the cycle would repeat the first)."""
+    k = COLUMNS.index(spec)
+    table2 = k < len(COLUMNS) - len(LME_COLUMNS)
+    return dict(color=f"C{k}" if table2 else "black", ls="-" if spec.startswith("max/") else "--",
+                marker="o" if table2 else "s", ms=3.5)
+
+
+def plot_learning_curves(results: dict, title: str) -> Figure:
+    """The sweep's learning curves by column: the median training cross-entropy over each column's
+    trained runs with its interquartile band (left, log scale, lines without markers), and the median
+    test accuracy at 1,000 particles at the checkpoints (right), in :func:`column_style`
+    (:mod:`~setfuncs.experiments.convergence`). The right panel's legend names the lines of both."""
+    import matplotlib.pyplot as plt
+
+    from ..convergence import checkpoint_curves, loss_curves, plot_checkpoint_curves, plot_loss_curves
+
+    styles = {spec: column_style(spec) for spec in COLUMNS}
+    plain = {spec: {k: v for k, v in style.items() if k in ("color", "ls")} for spec, style in styles.items()}
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained")
+    plot_loss_curves(left, loss_curves(results, "spec"), quantity="training cross-entropy", styles=plain)
+    plot_checkpoint_curves(right, checkpoint_curves(results, "spec"), f"test accuracy, n = {TABLE_SIZES[0]:,}",
+                           styles=styles)
+    left.set_title(title, fontsize="small")
+    left.get_legend().remove()
+    right.legend(fontsize="x-small", ncols=2, loc="lower right")
+    return fig
+
+
 def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, float]], results: dict,
                        title: str) -> Figure:
     """Mean accuracy against the population size of every column: ours (left, ``curves``:
@@ -108,9 +141,8 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
 
     sizes = results["evaluation"]["sizes"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 5.2), layout="constrained", sharey=True)
-    for k, spec in enumerate(COLUMNS):
-        style = dict(color=f"C{k % 10}", ls="-" if spec.startswith("max/") else "--", marker="o" if k < 10 else "s",
-                     ms=3.5)
+    for spec in COLUMNS:
+        style = column_style(spec)
         curve = next((c for c in curves if c["spec"] == spec), None)
         if curve is not None:
             left.plot(curve["sizes"], curve["mean"], label=spec, **style)
