@@ -149,3 +149,10 @@ def test_learning_curves_draw_each_column_in_its_own_style_as_the_table_figure_d
     assert [t.get_text() for t in accuracy.get_legend().get_texts()] == ["max/max (3 runs)", "max/r-lme (3 runs)"]
     assert loss.get_legend() is None and loss.get_title() == "offline shapes"
     plt.close(fig)
+    curves = [{"spec": spec, "sizes": [10, 100], "mean": [0.2, 0.6]} for spec in specs]
+    beside = plot_against_paper(curves, {}, {"evaluation": {"sizes": [10, 100]}, "data": {"classes": 12},
+                                             "budget_parameters": {"points": 100}}, "ours")
+    drawn = {line.get_label(): line for line in beside.axes[0].lines if line.get_label() in specs}
+    assert {spec: (line.get_color(), line.get_marker()) for spec, line in drawn.items()} == {
+        spec: (column_style(spec)["color"], column_style(spec)["marker"]) for spec in specs}
+    plt.close(beside)
