@@ -100,3 +100,23 @@ def observed_sweep(out: str, phases: str, start_delay: float) -> None:
     specs = ["a", "b", "c"]
     run_sweep_command(lambda: run_sweep(slow, tasks(specs, 2, 0.5), out, header(specs, 2), IDENTITY, Engine(jobs=1),
                                         progress=False), Path(out))
+
+
+def allocator(spec: str, seed: int) -> dict:
+    """A run that reports its process's glibc allocator variables and the minor page faults of
+    computing (and freeing) the tanh of a MEDIUM point-cloud activation ``[32, 1000, 64]`` (8 MB),
+    per time, over 20 times after 30 (while the heap grows to its steady size)."""
+    import resource
+
+    import torch
+
+    x = torch.randn(32, 1000, 64)
+    for _ in range(30):
+        torch.tanh(x)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(20):
+        torch.tanh(x)
+    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 20
+    return {**record(spec, seed), "malloc": {name: os.environ.get(name) for name in
+                                             ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")},
+            "faults_per_tensor": faults}

@@ -22,6 +22,13 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   the difference (a recurrent mixture run's metric moved in its second digit). So a run reproduces
   bit for bit on any such machine. ``ATEN_CPU_CAPABILITY`` set in the environment wins (e.g.
   ``avx512``, the native kernels of such a CPU).
+- **Workers reuse their memory** (:func:`worker_allocator`): Dask's nanny starts workers with
+  ``MALLOC_TRIM_THRESHOLD_=65536``, which also turns off glibc's adaptive mmap threshold, so every
+  tensor above 128 KiB is mapped from the kernel at allocation and returned at free, and each
+  training step page-faults its activations anew: half of a worker's time went to the kernel, and
+  a MEDIUM point-cloud step took 2.2 times as long (``benchmarks/worker_malloc.py``). A local
+  cluster's workers start with glibc told to keep tensors up to 32 MiB on its heap and freed
+  memory in the process instead; the arithmetic is the same, so runs are unchanged bit for bit.
 - **Ensembles, and configurations at once, on a GPU.** With ``run_many``, a GPU engine trains the
   missing seeds of a configuration as one ensemble (one task); with ``concurrent = K`` and an
   experiment whose ``run_many`` is safe to run in threads (``concurrent_safe``), a task holds ``K``
@@ -72,7 +79,7 @@ from .schema import RunSchema, finished_keys, is_finished
 from .sweeps import Task, positive_int
 
 __all__ = ["Engine", "DeviceError", "Sitting", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "DEVICES",
-           "CPU_CAPABILITY", "worker_environment"]
+           "CPU_CAPABILITY", "worker_environment", "WORKER_MALLOC", "worker_allocator"]
 
 #: How often a local cluster reruns a run whose worker died before recording it as failed.
 ALLOWED_WORKER_DEATHS = 2
@@ -171,6 +178,19 @@ def worker_environment() -> dict[str, str]:
     return {"ATEN_CPU_CAPABILITY": CPU_CAPABILITY}
 
 
+#: glibc's allocator settings for a local cluster's workers, set before each starts (Dask's
+#: ``distributed.nanny.pre-spawn-environ``): tensors up to 32 MiB (the largest mmap threshold glibc
+#: accepts on 64-bit Linux) come from the heap, and up to 1 GiB of freed memory stays in the process
+#: rather than going back to the kernel, so a worker's memory stays near its peak between steps.
+WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(2**30)}
+
+
+def worker_allocator() -> dict[str, str]:
+    """The allocator variables a local cluster's workers start with: :data:`WORKER_MALLOC`, where
+    the environment does not set them (a value set there wins, as Dask's own default does not)."""
+    return {name: os.environ.get(name, value) for name, value in WORKER_MALLOC.items()}
+
+
 def _worker_description() -> dict:
     """Where a run trained: host, process, code, and the CPU kernels torch dispatched to
     (``cpu_capability``: e.g. ``AVX2`` or ``AVX512``; the same run rounds differently under each, so
@@ -212,7 +232,9 @@ def _cluster(engine: Engine) -> Iterator[tuple[Any, str]]:
         with Client(engine.scheduler, timeout="20s") as client:
             yield client, f"{name}, scheduler {engine.scheduler}"
         return
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_WORKER_DEATHS}), _signals_blocked():
+    pre_spawn = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **worker_allocator()}
+    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_WORKER_DEATHS,
+                          "distributed.nanny.pre-spawn-environ": pre_spawn}), _signals_blocked():
         # Without --dashboard, the scheduler's plain HTTP routes (health, metrics) take a free port on
         # the loopback interface instead of 8787, so sweeps side by side do not contend for it.
         cluster = LocalCluster(n_workers=engine.jobs, threads_per_worker=1, processes=True, env=worker_environment(),
