@@ -29,6 +29,8 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   a MEDIUM point-cloud step took 2.2 times as long (``benchmarks/worker_malloc.py``). A local
   cluster's workers start with glibc told to keep tensors up to 32 MiB on its heap and freed
   memory in the process instead; the arithmetic is the same, so runs are unchanged bit for bit.
+  Workers of a running scheduler keep the settings they were started with (the README says how
+  to give them these).
 - **Ensembles, and configurations at once, on a GPU.** With ``run_many``, a GPU engine trains the
   missing seeds of a configuration as one ensemble (one task); with ``concurrent = K`` and an
   experiment whose ``run_many`` is safe to run in threads (``concurrent_safe``), a task holds ``K``
