@@ -112,7 +112,9 @@ def test_every_part_or_any_part() -> None:
     assert every.verdict == "not reproduced" or every.verdict == "contradicted"
     assert every.p_value == pytest.approx(min(1.0, 2 * sign_flip_test(bad.differences, "less") / (1 - CLAIM_SHARE)))
     some = judge([("paper", Claim("any", "d", (good, bad), combine="any"))])[0]
-    assert some.verdict == "reproduced" and "shown: a vs b" in some.measure
+    assert some.verdict == "reproduced" and some.measure.endswith("(shown: a vs b)") and some.shown == "a vs b"
+    on_one = judge([("paper", Claim("one", "d", (good,)))])[0]
+    assert on_one.shown == "" and on_one.measure == "d"                  # one comparison: nothing to name
     assert some.p_value == pytest.approx(2 * sign_flip_test(good.differences, "greater") / CLAIM_SHARE)
     on_par = judge([("paper", Claim("on par", "d", (part(shifted(-0.5) * 0.1),), margin=1.0))])[0]
     assert on_par.verdict == "reproduced"                                 # 0.5 below, within the margin of 1

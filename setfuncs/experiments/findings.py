@@ -234,6 +234,8 @@ class Finding:
         decided: whether a direction was decided (adjusted p at most :data:`ALPHA`).
         note: what else a reader needs.
         comparative: as :attr:`Claim.comparative`.
+        shown: the label of the comparison shown, where the claim has several (``measure`` ends
+            with it as ``"(shown: <label>)"``); empty for a claim of one comparison.
     """
 
     claim: str
@@ -250,6 +252,7 @@ class Finding:
     decided: bool = False
     note: str = ""
     comparative: bool = True
+    shown: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -336,10 +339,11 @@ def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
         test = tests[key]
         verdict, is_decided, note = _verdict(claim, test, float(adjusted[key]))
         estimate, low, high = _interval(test.shown)
-        measure = claim.measure if len(claim.parts) == 1 else f"{claim.measure} (shown: {test.shown.label})"
+        shown = "" if len(claim.parts) == 1 else test.shown.label
+        measure = f"{claim.measure} (shown: {shown})" if shown else claim.measure
         found.append(Finding(claim.claim, measure, estimate, low, high, len(test.shown.seeds), test.p_value,
                              float(adjusted[key]), test.detectable, verdict, variant, is_decided, note,
-                             claim.comparative))
+                             claim.comparative, shown))
     return found
 
 
