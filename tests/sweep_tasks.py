@@ -120,3 +120,18 @@ def allocator(spec: str, seed: int) -> dict:
     return {**record(spec, seed), "malloc": {name: os.environ.get(name) for name in
                                              ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")},
             "faults_per_tensor": faults}
+
+
+def pointcloud_losses(spec: str, seed: int) -> dict:
+    """A run that trains twelve QUICK steps of the point-cloud column ``spec`` with ``seed`` on three
+    tiny clouds per class, one torch thread, and records every step's loss exactly (``float.hex``)."""
+    from dataclasses import replace
+
+    import torch
+
+    from setfuncs.experiments.pointcloud import QUICK, PointClouds, synthetic_shapes, train_model
+
+    torch.set_num_threads(1)
+    x, y, names = synthetic_shapes(3, "train", 50, 0)
+    _, log = train_model(spec, seed, replace(QUICK, steps=12), PointClouds(x, y, x[:12], y[:12], names), progress=False)
+    return {**record(spec, seed), "losses": [float(v).hex() for v in log]}
