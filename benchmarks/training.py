@@ -17,9 +17,9 @@ and ``r-lse``, batch 32, 200 particles, trained on its negative ELBO as an objec
 attention``). The data is made once on the device, as the sweeps' shared streams are, so the
 numbers are the step's own.
 
-A step's time is the *marginal* one: ``fit`` is run for ``w`` and for ``w + steps`` steps and the
-difference divided by ``steps``, which leaves out the warm-up, the capture and the compilation of
-the first steps. On a GPU: eager, graphed and an ensemble of ``--seeds`` models in one graph; on a
+A step's time is the *marginal* one: ``fit`` is run for ``w`` and for ``w + steps`` steps, each
+timed three times and the fastest kept, and the difference divided by ``steps``, which leaves out
+the warm-up, the capture and the compilation of the first steps. On a GPU: eager, graphed and an ensemble of ``--seeds`` models in one graph; on a
 CPU: eager and the ensemble. For models with a recurrent aggregation, one more mode (``products``:
 graphed on a GPU, eager on a CPU) steps the LSTM cells of one model as an ensemble does, by
 :func:`setfuncs.learnable.lstm_cell_from_products`, instead of PyTorch's ``torch.lstm_cell`` (fused
@@ -154,17 +154,27 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+#: Timings of each call of :func:`marginal_seconds`, of which the fastest counts.
+REPEATS = 3
+
+
 def marginal_seconds(train: Callable[[int], object], warm: int, steps: int, device: torch.device) -> float:
     """Seconds per step: ``(T(warm + steps) - T(warm)) / steps`` of the training call ``train(n)``,
-    after one untimed call (imports, allocator, kernel caches)."""
+    after one untimed call (imports, allocator, kernel caches), where ``T(n)`` is the fastest of
+    :data:`REPEATS` timings of ``train(n)``: another process that takes the core for a moment
+    lengthens one timing, not the fastest (on a machine running a sweep, a single timing of 2 steps
+    once took longer than one of 8)."""
     train(warm)
     times = []
     for n in (warm, warm + steps):
-        synchronize(device)
-        start = time.perf_counter()
-        train(n)
-        synchronize(device)
-        times.append(time.perf_counter() - start)
+        timings = []
+        for _ in range(REPEATS):
+            synchronize(device)
+            start = time.perf_counter()
+            train(n)
+            synchronize(device)
+            timings.append(time.perf_counter() - start)
+        times.append(min(timings))
     if times[1] <= times[0]:
         raise RuntimeError(f"{steps} more steps took no longer than {warm} ({times}); pass a larger --steps")
     return (times[1] - times[0]) / steps
