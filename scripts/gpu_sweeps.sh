@@ -8,9 +8,12 @@
 # A rerun that has landed (results/<name>-medium.json complete at today's BUDGET with RUNS seeds or
 # more, and no file in results/pending/ to resume) is not run again: it would begin a new file in
 # results/pending/; the summary says so.
-# A sweep runs until it is complete or the call's deadline (SECONDS_TOTAL after the start) comes;
-# then it gets SIGTERM and writes its file as it stands (the runs of the ensemble in training are
-# lost, every finished one is kept), and the next sweep starts only while time is left. After
+# A sweep runs until it is complete or its time limit (--time-limit: the call's deadline, SECONDS_TOTAL
+# after the start, less START_SECONDS for its start-up) leaves no ensemble that is expected to end
+# in time (expected from the longest ensemble this sweep has trained: the first always starts); it
+# starts none after that and finishes those it has started. If one still runs at the deadline, it
+# gets SIGTERM and writes its file as it stands (the runs of that ensemble are lost, every finished
+# one is kept). The next sweep starts only while time is left. After
 # every sweep its file, its log and the time it took are copied into $OUT, so that what one window
 # finished comes back even when the call is cut short. The next window runs the same command and
 # resumes every file.
@@ -18,7 +21,7 @@
 # Usage on the device (the commit that was sent, because the device's git metadata may be stale):
 #   SETFUNCS_GIT_COMMIT=<sha> OUT=folder bash scripts/gpu_sweeps.sh
 # with .whl/ carried (scripts/gpu_wheels.sh: Dask and the like, which the image lacks).
-# Knobs (environment): SECONDS_TOTAL (default 500), DEVICE (cuda), ONLY (default "pointcloud mixture
+# Knobs (environment): SECONDS_TOTAL (default 500), START_SECONDS (20), DEVICE (cuda), ONLY (default "pointcloud mixture
 # attention circle"), RUNS (10), CIRCLE_RUNS (20), BUDGET (medium), CIRCLE_BUDGET (full),
 # CONFIGURATIONS (passed to every sweep as --configurations), RESULTS (the folder of the files,
 # default results), PYTHON (python3), CONCURRENT (4: configurations the circle and mixture sweeps
@@ -32,6 +35,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:?set OUT to the folder the files are copied to}
 SECONDS_TOTAL=${SECONDS_TOTAL:-500}
+START_SECONDS=${START_SECONDS:-20}
 DEVICE=${DEVICE:-cuda}
 ONLY=${ONLY:-pointcloud mixture attention circle}
 RUNS=${RUNS:-10}
@@ -83,10 +87,11 @@ sweep() {
     echo "$name: not started, ${left} s left" | tee -a "$OUT/summary.txt"
     return
   fi
-  local start
+  local start limit=$(( left > START_SECONDS + 10 ? left - START_SECONDS : 10 ))
   start=$(date +%s)
   timeout --signal=TERM --kill-after=60 "$left" $PY -m "setfuncs.experiments.$name" sweep "$@" --device "$DEVICE" \
-    --jobs 1 --no-progress --out "$file" ${CONFIGURATIONS:+--configurations $CONFIGURATIONS} > "$OUT/$name.log" 2>&1
+    --jobs 1 --no-progress --time-limit "${limit}s" --out "$file" ${CONFIGURATIONS:+--configurations $CONFIGURATIONS} \
+    > "$OUT/$name.log" 2>&1
   local status=$?
   [ -f "$file" ] && cp "$file" "$OUT/"
   echo "$name: exit $status, $(( $(date +%s) - start )) s wall, $(tail -n 1 "$OUT/$name.log")" | tee -a "$OUT/summary.txt"

@@ -31,7 +31,7 @@ def run_script(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
 def test_the_script_runs_each_sweep_into_its_file_and_copies_it_back(tmp_path: Path) -> None:
     """One sweep, the cheapest (the circle at QUICK, one configuration and seed): the others take the
     same path through the script with another module and file."""
-    done = run_script(tmp_path, ONLY="circle", CONFIGURATIONS="max/max")
+    done = run_script(tmp_path, ONLY="circle", CONFIGURATIONS="max/max", SECONDS_TOTAL="500", START_SECONDS="20")
     assert done.returncode == 0, done.stderr
     out = tmp_path / "out"
     summary = (out / "summary.txt").read_text().splitlines()
@@ -41,6 +41,9 @@ def test_the_script_runs_each_sweep_into_its_file_and_copies_it_back(tmp_path: P
     assert copied == json.loads((tmp_path / "results" / "circle-full.json").read_text())
     assert copied["complete"] and [r["spec"] for r in copied["runs"]] == ["max/max"]
     assert copied["git_commit"] == SENT and copied["runs"][0]["worker"]["git_commit"] == SENT
+    command = copied["sittings"][0]["command"]     # its limit: the deadline (500 s) less the start-up (20 s)
+    limit = command[command.index("--time-limit") + 1]
+    assert limit.endswith("s") and 400 <= int(limit[:-1]) <= 480, limit
     assert "torch" in (out / "device.txt").read_text()
 
 

@@ -36,7 +36,8 @@ def written() -> dict:
     """The file a finished probe sweep of ``SPECS`` x ``RUNS`` seeds leaves, as the engine writes it."""
     sitting = {"started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:00:01+00:00", "wall_seconds": 1.0,
                "command": ["probe"], "git_commit": None, "engine": "dask, LocalCluster(1)", "device": "cpu",
-               "device_requested": "cpu", "concurrent": 1, "kept_runs": 0, "runs_added": 4, "failed_runs": 0, "restarted_from": None,
+               "device_requested": "cpu", "concurrent": 1, "kept_runs": 0, "runs_added": 4, "failed_runs": 0, "held_runs": 0,
+               "restarted_from": None,
                "ended": "complete"}
     provenance = {"sitting": 0, "engine": sitting["engine"], "device": "cpu"}
     runs = [{**sweep_tasks.record(spec, seed), "provenance": provenance} for seed in range(RUNS) for spec in SPECS]

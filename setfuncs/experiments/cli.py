@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from .results import load_paper
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
 from .sweeps import all_configurations, spec_of
 
-__all__ = ["SPECS", "parse_positive_int", "existing_file", "results_path", "add_sweep_command",
+__all__ = ["SPECS", "TIME_LIMIT_STATUS", "parse_positive_int", "parse_duration", "existing_file", "results_path", "add_sweep_command",
            "add_bootstrap_arguments", "engine_of", "run_sweep_command", "load_checked", "print_findings",
            "SweepCommand", "TableCommand", "CommandLine"]
 
@@ -51,6 +52,24 @@ def existing_file(text: str) -> Path:
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"no such file: {text}")
     return path
+
+
+#: The exit status of a sweep whose time limit left runs for the next sitting (sysexits' EX_TEMPFAIL:
+#: try again later).
+TIME_LIMIT_STATUS = 75
+
+#: ``--time-limit``'s units.
+_UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def parse_duration(text: str) -> float:
+    """An argparse type for ``--time-limit``: a positive number with a unit, ``s``, ``m`` or ``h``
+    (e.g. ``90m``, ``2.5h``, ``600s``), in seconds; a message naming the form otherwise."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([smh])\s*", text)
+    if match is None or float(match[1]) == 0:
+        raise argparse.ArgumentTypeError(f"expected a positive duration with a unit, e.g. 90m, 2.5h or 600s; "
+                                         f"got {text!r}")
+    return float(match[1]) * _UNITS[match[2]]
 
 
 def results_path(text: str) -> Path:
@@ -84,7 +103,7 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                     f"resumes the sweep: the runs in --out are kept and only the missing ones train.",
         epilog="Ctrl-C (or SIGTERM) stops the sweep and keeps the finished runs: within seconds, or once the "
                "cluster has started if it comes during the start-up; pressing it again changes nothing. Exit "
-               "status: 0 when every run finished, 1 when a run failed (its error and traceback are in the "
+               "status: 0 when every run finished, 75 when --time-limit left runs for the next sitting, 1 when a run failed (its error and traceback are in the "
                "file; the same command retries it) or the file could not be written, 2 for a bad argument, a "
                "file that cannot be resumed or one another sweep is writing, 130 when interrupted.")
     run.add_argument("--budget", choices=budgets, required=True, help=budget_help)
@@ -106,6 +125,10 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                      help="on a GPU, train K configurations at once, each as an ensemble on its own CUDA stream "
                           "(the circle and mixture sweeps; the others train one configuration at a time; "
                           "default: 1)")
+    run.add_argument("--time-limit", type=parse_duration, metavar="DURATION",
+                     help="start no run expected to end more than DURATION (e.g. 90m, 2.5h, 600s) after the "
+                          "sweep started, expected from the longest run of its configuration so far; runs that "
+                          "have started always finish, and the same command resumes the rest (default: no limit)")
     run.add_argument("--dashboard", action="store_true",
                      help="serve the local cluster's dashboard on http://localhost:8787 (needs bokeh)")
     run.add_argument("--restart", action="store_true",
@@ -132,14 +155,15 @@ def engine_of(args: argparse.Namespace, command: argparse.ArgumentParser) -> Eng
                       f"cuda (or auto); on a CPU, --jobs sets how many runs train at once")
     try:
         return Engine(jobs=2 if args.jobs is None else args.jobs, scheduler=args.scheduler, device=args.device,
-                      dashboard=args.dashboard, concurrent=args.concurrent)
+                      dashboard=args.dashboard, concurrent=args.concurrent, time_limit=args.time_limit)
     except DeviceError as err:
         command.error(f"--device: {err}")
 
 
 def run_sweep_command(run: Callable[[], dict], out: Path) -> None:
     """Run a sweep and report how it ended; exit 1 if a run failed or the file could not be written,
-    2 if the file cannot be resumed or is locked, 130 on Ctrl-C or SIGTERM.
+    2 if the file cannot be resumed or is locked, :data:`TIME_LIMIT_STATUS` if its time limit left
+    runs for the next sitting, 130 on Ctrl-C or SIGTERM.
 
     Prints ``144 runs in 3298 s -> results/x.json`` (the file's runs and its summed wall time).
     """
@@ -162,6 +186,11 @@ def run_sweep_command(run: Callable[[], dict], out: Path) -> None:
         print(f"error: {failed} run{'s' if failed > 1 else ''} failed; the errors and tracebacks are in {out}. "
               f"Run the same command to retry {'them' if failed > 1 else 'it'}.", file=sys.stderr)
         sys.exit(1)
+    if sitting["ended"] == "time limit":
+        held = sitting["held_runs"]
+        print(f"time limit: {held} run{'s' if held != 1 else ''} not started, as none was expected to end within "
+              f"the limit; run the same command to resume", file=sys.stderr)
+        sys.exit(TIME_LIMIT_STATUS)
 
 
 def load_checked(load: Callable[[Path], dict], path: Path) -> dict:

@@ -42,6 +42,13 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   (``distributed.scheduler.allowed-failures``), then recorded as a failure. A failed write raises
   :class:`~setfuncs.experiments.resultsfile.SweepWriteError` after stopping the workers; the file
   keeps what its last complete write held (the error says so, or that nothing was written).
+- **A time limit** (``Engine.time_limit``, ``--time-limit``): for a sitting that must end by a
+  given time (a lent GPU's window, a batch job's slot, the end of a working day), no run starts
+  that is expected to end after the limit: expected, from the longest run of its configuration in
+  this sitting (of any configuration before one of its own has finished). A run that has started
+  is never cut, so no training is thrown away, and the sitting closes as ``time limit``; the same
+  command resumes the rest. The first runs start with nothing known, so a limit shorter than one
+  run is overrun by that run.
 - **Signals** (``_Signals``). Ctrl-C (SIGINT), or SIGTERM as a batch system sends at its time
   limit, at any moment of the sitting (the cluster's start-up included) cancels the queued runs,
   stops the workers, closes the sitting as ``interrupted`` and raises :class:`SweepInterrupted`.
@@ -56,6 +63,7 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
 from __future__ import annotations
 
 import logging
+import math
 import os
 import platform
 import re
@@ -113,6 +121,10 @@ class Engine:
             stream (:mod:`~setfuncs.experiments.concurrent`), for experiments whose ``run_many`` is
             safe to run so; 1: one after another. Without a GPU runs train one by one and this is
             not used (``jobs`` sets how many train at once).
+        time_limit: seconds from the sitting's start after which no task may be expected to end
+            (:class:`_Submitter`): a task starts only if the longest task of this sitting so far
+            (of its own configuration, once one has completed) would end before the limit; tasks
+            that have started always finish. None: no limit.
     """
 
     jobs: int = 2
@@ -120,10 +132,15 @@ class Engine:
     device: str = "cpu"
     dashboard: bool = False
     concurrent: int = 1
+    time_limit: float | None = None
 
     def __post_init__(self) -> None:
         positive_int("jobs", self.jobs)
         positive_int("concurrent", self.concurrent)
+        if self.time_limit is not None and not (isinstance(self.time_limit, (int, float))
+                                                and not isinstance(self.time_limit, bool)
+                                                and math.isfinite(self.time_limit) and self.time_limit > 0):
+            raise ValueError(f"time_limit must be a positive number of seconds or None, got {self.time_limit!r}")
         if not DEVICES.fullmatch(self.device):
             raise DeviceError(f"device must be cpu, cuda, cuda:N or auto, got {self.device!r}")
         if self.device.startswith("cuda") and self.scheduler is None and not torch.cuda.is_available():
@@ -325,13 +342,14 @@ class _Signals:
                 signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
-def _window(client: Any) -> int:
+def _window(client: Any, timed: bool = False) -> int:
     """How many tasks are submitted at a time: :data:`IN_FLIGHT_PER_THREAD` per worker thread the
-    cluster has now (at least one). The next task is submitted as one finishes, so runs start in the
-    order of the tasks: Dask assigns submitted tasks to workers at once and an idle worker steals
-    the cheap ones, so a sweep submitted whole ran the fast configurations of every seed before the
-    slow ones of the first."""
-    return max(1, IN_FLIGHT_PER_THREAD * sum(client.nthreads().values()))
+    cluster has now (at least one), or one per thread when ``timed`` (a time limit: a task is then
+    submitted when a thread is free, so it starts when it is submitted and its expected end is
+    known). The next task is submitted as one finishes, so runs start in the order of the tasks:
+    Dask assigns submitted tasks to workers at once and an idle worker steals the cheap ones, so a
+    sweep submitted whole ran the fast configurations of every seed before the slow ones of the first."""
+    return max(1, (1 if timed else IN_FLIGHT_PER_THREAD) * sum(client.nthreads().values()))
 
 
 def _failure(task: Task, future: Any) -> dict:
@@ -362,8 +380,10 @@ class Sitting:
             ``concurrent`` applies to this experiment).
         kept_runs: runs of earlier sittings kept in the file.
         runs_added, failed_runs: this sitting's finished and failed runs.
+        held_runs: runs the engine's time limit left for the next sitting (none started).
         restarted_from: where ``restart`` moved the old file (None if nothing was moved).
-        ended: ``running``, then ``nothing to run``, ``complete``, ``runs failed`` or ``interrupted``.
+        ended: ``running``, then ``nothing to run``, ``complete``, ``runs failed``, ``time limit``
+            (the engine's time limit left runs for the next sitting) or ``interrupted``.
     """
 
     started: str
@@ -378,6 +398,7 @@ class Sitting:
     kept_runs: int
     runs_added: int = 0
     failed_runs: int = 0
+    held_runs: int = 0
     restarted_from: str | None
     ended: str = "running"
 
@@ -501,34 +522,55 @@ def _jobs(todo: Sequence[Task], engine: Engine, run_one: Callable[..., dict],
 
 class _Submitter:
     """Submits jobs in their order, :func:`_window` at a time (the next as one completes); iterating
-    gives each completed job's records: its runs', or a failure (:func:`_failure`) for each of its tasks."""
+    gives each completed job's records: its runs', or a failure (:func:`_failure`) for each of its tasks.
 
-    def __init__(self, client: Any, jobs: deque[_Job]) -> None:
+    With a ``deadline`` (a :func:`time.perf_counter` value) a job is submitted only if it is
+    expected to end by then (:meth:`expected`); one that is not is set aside (``held``) and the
+    next is tried, so a cheaper configuration may still fit. Jobs already running always finish.
+    """
+
+    def __init__(self, client: Any, jobs: deque[_Job], deadline: float | None = None) -> None:
         from distributed import as_completed
 
-        self.client, self.jobs = client, jobs
-        self.running: dict[Any, list[Task]] = {}
+        self.client, self.jobs, self.deadline = client, jobs, deadline
+        self.running: dict[Any, tuple[_Job, float]] = {}
+        self.took: dict[str, float] = {}
+        self.held: list[_Job] = []
         self.completed = as_completed()
 
     def __iter__(self) -> Iterator[list[dict]]:
         self._top_up()
         for future in self.completed:
-            tasks = self.running.pop(future)
+            job, submitted = self.running.pop(future)
+            if future.status == "finished":
+                for spec in {task.spec for task in job.tasks}:
+                    self.took[spec] = max(self.took.get(spec, 0.0), time.perf_counter() - submitted)
             self._top_up()
-            yield future.result() if future.status == "finished" else [_failure(task, future) for task in tasks]
+            yield future.result() if future.status == "finished" else [_failure(task, future) for task in job.tasks]
+
+    def expected(self, job: _Job) -> float:
+        """Seconds ``job`` is expected to take: the longest a completed job of this sitting with one
+        of its configurations took, else the longest any completed job took, else 0 (nothing known:
+        it starts)."""
+        own = [self.took[task.spec] for task in job.tasks if task.spec in self.took]
+        return max(own) if own else max(self.took.values(), default=0.0)
 
     def cancel(self) -> None:
         """Cancel the jobs submitted and not completed."""
         self.client.cancel(list(self.running))
 
     def _top_up(self) -> None:
-        """Submit the next jobs until the window is full (workers may have joined)."""
-        window = _window(self.client)
+        """Submit the next jobs until the window is full (workers may have joined); with a deadline,
+        set aside each job that would end after it."""
+        window = _window(self.client, timed=self.deadline is not None)
         while self.jobs and len(self.running) < window:
             job = self.jobs.popleft()
+            if self.deadline is not None and time.perf_counter() + self.expected(job) > self.deadline:
+                self.held.append(job)
+                continue
             future = self.client.submit(job.wrapper, job.function, job.args, pure=False,
                                         key=f"{job.name} {time.time_ns()}")
-            self.running[future] = job.tasks
+            self.running[future] = (job, time.perf_counter())
             self.completed.add(future)
 
 
@@ -543,7 +585,8 @@ def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Eng
 
     with _cluster(engine) as (client, description):
         ledger.sitting.engine = description
-        submitter = _Submitter(client, _jobs(todo, engine, run_one, run_many, ledger.sitting.concurrent))
+        deadline = None if engine.time_limit is None else ledger.clock + engine.time_limit
+        submitter = _Submitter(client, _jobs(todo, engine, run_one, run_many, ledger.sitting.concurrent), deadline)
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run", disable=not progress)
         try:
             ledger.write()
@@ -564,6 +607,7 @@ def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Eng
             submitter.cancel()
             raise
         bar.close()
+        ledger.sitting.held_runs = sum(len(job.tasks) for job in submitter.held)
 
 
 def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str | os.PathLike, header: dict,
@@ -596,7 +640,7 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
 
     Returns the written results: ``header`` with the union of every sitting's configurations and
     seeds, ``identity``, ``sittings`` (each a :class:`Sitting`: started, finished, wall_seconds,
-    command, git commit, engine, device, runs added, failures, how it ended), ``started`` (the first
+    command, git commit, engine, device, runs added, failures, runs the time limit held back, how it ended), ``started`` (the first
     sitting's), ``finished``, ``wall_seconds`` (summed over sittings), ``complete`` (every
     configuration with every seed has a finished run) and ``runs``: the kept runs, then this
     sitting's in order of completion, each with ``provenance`` (sitting, engine, device) and
@@ -629,5 +673,5 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
             ledger.close("nothing to run")
             return ledger.results()
         _train(ledger, tasks, todo, engine, run_one, run_many, signals, progress, desc)
-        ledger.close("complete" if sitting.failed_runs == 0 else "runs failed")
+        ledger.close("runs failed" if sitting.failed_runs else "time limit" if sitting.held_runs else "complete")
     return ledger.results()
