@@ -53,6 +53,29 @@ def test_sittings_give_their_workers_and_rates() -> None:
     assert [(s.workers, s.runs_per_hour) for s in found.sittings] == [(2, 30.0), (None, 4.0)]
 
 
+def test_since_measures_the_rates_on_the_runs_of_later_sittings_and_counts_every_run() -> None:
+    """Sitting 0 ran slowly (before a speed-up); from sitting 1 on the rates are today's."""
+    def at(sitting: int) -> dict:
+        return {"provenance": {"sitting": sitting}}
+
+    records = [run("a", 0, 100.0, **at(0)), run("b", 0, 200.0, **at(0)), run("a", 1, 50.0, **at(1)),
+               run("a", 2, 40.0, **at(2))]
+    file = results(["a", "b", "c"], 3, records, [{"wall_seconds": 1.0, "runs_added": 2}] * 3)
+    every, later = sweep_progress(file), sweep_progress(file, since=1)
+    assert every.seconds_per_run == {"a": 50.0, "b": 200.0, "c": 75.0}
+    assert later.seconds_per_run == {"a": 45.0, "b": 45.0, "c": 45.0}   # b and c: the median of the later runs
+    assert later.finished == every.finished == 4 and later.missing == every.missing
+    assert later.seconds_left == 5 * 45.0 and (later.since, later.measured_runs) == (1, 2)
+    with pytest.raises(ValueError, match="no finished run in sitting 2 or later records train_seconds"):
+        sweep_progress(results(["a"], 2, records[:3], [{}] * 3), since=2)
+
+
+@pytest.mark.parametrize("since", [-1, 3, True, 1.0])
+def test_since_must_name_a_sitting_of_the_file(since: object) -> None:
+    with pytest.raises(ValueError, match="since must name one of the file's sittings, 0 to 2"):
+        sweep_progress(results(["a"], 1, [run("a", 0, 1.0)], [{}] * 3), since=since)
+
+
 @pytest.mark.parametrize("runs", [0, -1, True, 2.5])
 def test_a_plan_of_no_seeds_is_refused(runs: object) -> None:
     with pytest.raises(ValueError, match="runs must be a positive int"):
@@ -85,6 +108,19 @@ def test_the_command_on_a_committed_file(capsys: pytest.CaptureFixture) -> None:
     assert main([str(path), "--runs", str(seeds + 1), "--jobs", "1"]) == 0
     more = capsys.readouterr().out
     assert f"left: {len(committed['configurations'])} runs" in more and "with 1 worker" in more
+
+
+def test_the_command_measures_since_a_sitting_and_refuses_one_the_file_lacks(capsys: pytest.CaptureFixture) -> None:
+    path = results_file("attention-medium.json")
+    committed = json.loads(path.read_text())
+    last = len(committed["sittings"]) - 1
+    later = sum("failure" not in r and r["provenance"]["sitting"] >= last for r in committed["runs"])
+    assert main([str(path), "--since-sitting", str(last)]) == 0
+    assert f"over the {later} runs of sittings {last} on" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stopped:
+        main([str(path), "--since-sitting", str(last + 1)])
+    error = capsys.readouterr().err
+    assert stopped.value.code == 2 and f"since must name one of the file's sittings, 0 to {last}" in error
 
 
 #: Every sweep file the repository holds: the complete ones the chapters read, and the reruns in pending/.

@@ -16,10 +16,14 @@ The estimate assumes the machine the runs were measured on, as loaded as it was 
 shared its core with other work took longer), and leaves out a sitting's start-up and its last,
 half-idle minutes; the sittings' own rates, runs per hour of wall time with their number of
 workers, are given beside it to judge how far to trust it. Failed runs (``failure``: a resumed
-sweep runs them again) count as missing.
+sweep runs them again) count as missing. When the machine or the code got faster between sittings
+(the point-cloud rerun's workers kept their memory from commit 021d750 on and trained about twice
+as fast), the medians over every run plan for the old speed: ``since`` measures them on the runs
+of the sittings from that one on (a run records its sitting, ``provenance.sitting``), counting
+every finished run as finished.
 
-``python -m setfuncs.experiments.progress FILE [--runs N] [--jobs J]`` prints it; ``--runs`` asks
-about more seeds than the file's sweep planned (the next sweep with that ``--runs``).
+``python -m setfuncs.experiments.progress FILE [--runs N] [--jobs J] [--since-sitting K]`` prints
+it; ``--runs`` asks about more seeds than the file's sweep planned (the next sweep with that ``--runs``).
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ class Progress:
     seconds_left: float
     seconds_whole: float
     sittings: tuple[SittingRate, ...]
+    since: int = 0
+    measured_runs: int = 0
 
     def hours_left(self, jobs: int) -> float:
         """About how many hours of wall time ``jobs`` workers need for the missing runs."""
@@ -93,15 +99,20 @@ def _run_seconds(run: dict) -> float | None:
     return None if not isinstance(train, (int, float)) else float(train) + float(evaluate)
 
 
-def sweep_progress(results: dict, runs: int | None = None) -> Progress:
+def sweep_progress(results: dict, runs: int | None = None, since: int = 0) -> Progress:
     """The runs of ``results`` (a loaded results file) against the plan of ``runs`` seeds per
     configuration (None: the file's ``runs_per_configuration``): how many are finished or failed,
-    which are missing, each configuration's median seconds per run, and the seconds the missing
-    runs and the whole plan need at those rates (see the module). A ValueError if no finished run
-    records its seconds (nothing to measure a rate by)."""
+    which are missing, each configuration's median seconds per run over the finished runs of
+    sittings ``since`` and later (0: every run), and the seconds the missing runs and the whole plan
+    need at those rates (see the module). A ValueError if no such run records its seconds (nothing
+    to measure a rate by), or if ``since`` names no sitting of the file."""
     runs = results["runs_per_configuration"] if runs is None else runs
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ValueError(f"runs must be a positive int of seeds per configuration, got {runs!r}")
+    sittings_recorded = len(results.get("sittings", []))
+    if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < max(sittings_recorded, 1):
+        raise ValueError(f"since must name one of the file's sittings, 0 to {max(sittings_recorded - 1, 0)}, "
+                         f"got {since!r}")
     if not results["configurations"]:
         raise ValueError("the file names no configurations: there is no plan to measure against")
     planned = [(spec, seed) for seed in range(runs) for spec in results["configurations"]]
@@ -109,10 +120,11 @@ def sweep_progress(results: dict, runs: int | None = None) -> Progress:
     measured: dict[str, list[float]] = {}
     for run in done:
         seconds = _run_seconds(run)
-        if seconds is not None:
+        if seconds is not None and (since == 0 or run.get("provenance", {}).get("sitting", -1) >= since):
             measured.setdefault(run["spec"], []).append(seconds)
     if not measured:
-        raise ValueError("no finished run records train_seconds: there is no rate to project by")
+        which = "" if since == 0 else f" in sitting {since} or later"
+        raise ValueError(f"no finished run{which} records train_seconds: there is no rate to project by")
     overall = statistics.median(s for values in measured.values() for s in values)
     per_run = {spec: statistics.median(measured[spec]) if spec in measured else overall
                for spec in results["configurations"]}
@@ -123,7 +135,8 @@ def sweep_progress(results: dict, runs: int | None = None) -> Progress:
     return Progress(planned=len(planned), finished=len(set(planned) & finished),
                     failed=sum(run_status(r) == "failed" for r in results["runs"]), missing=missing,
                     seconds_per_run=per_run, seconds_left=sum(per_run[spec] for spec, _ in missing),
-                    seconds_whole=sum(per_run[spec] for spec, _ in planned), sittings=sittings)
+                    seconds_whole=sum(per_run[spec] for spec, _ in planned), sittings=sittings, since=since,
+                    measured_runs=sum(len(values) for values in measured.values()))
 
 
 def _workers_phrase(n: int) -> str:
@@ -149,7 +162,8 @@ def format_progress(path: str, results: dict, progress: Progress, jobs: int) -> 
              f"finished: {progress.finished} of {progress.planned} runs"
              + (f" ({progress.failed} failed, to run again)" if progress.failed else "")]
     costs = sorted(progress.seconds_per_run.values())
-    lines.append(f"measured seconds per run (training and evaluation, one worker, median by configuration): "
+    over = "" if progress.since == 0 else f", over the {progress.measured_runs} runs of sittings {progress.since} on"
+    lines.append(f"measured seconds per run (training and evaluation, one worker, median by configuration{over}): "
                  f"{costs[0]:.0f} to {costs[-1]:.0f}")
     lines += [f"sittings: {phrase}" for phrase in _rates(progress.sittings)]
     left = len(progress.missing)
@@ -178,7 +192,7 @@ def _load(path: Path) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: ``FILE [--runs N] [--jobs J]``; prints :func:`format_progress`, or exits with 2 and
+    """The command line: ``FILE [--runs N] [--jobs J] [--since-sitting K]``; prints :func:`format_progress`, or exits with 2 and
     a message that names the file."""
     parser = argparse.ArgumentParser(prog="python -m setfuncs.experiments.progress",
                                      description="How far a sweep's results file is, and how long its missing runs "
@@ -187,10 +201,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=parse_positive_int, default=None,
                         help="seeds per configuration to plan for (default: the file's runs_per_configuration)")
     parser.add_argument("--jobs", type=parse_positive_int, default=2, help="workers of the sweep (default 2)")
+    parser.add_argument("--since-sitting", type=int, default=0, metavar="K",
+                        help="measure the rates on the runs of sittings K and later (0 is the first; the file's "
+                             "'sittings' lists them), e.g. those since a speed-up or on this machine (default 0: every run)")
     args = parser.parse_args(argv)
     try:
         results = _load(args.file)
-        progress = sweep_progress(results, args.runs)
+        progress = sweep_progress(results, args.runs, args.since_sitting)
     except ValueError as err:
         parser.exit(2, f"{parser.prog}: error: {err}\n")
     print(format_progress(str(args.file), results, progress, args.jobs))
