@@ -39,6 +39,12 @@ def record_many(args: list[tuple]) -> list[dict]:
     return [record(spec, seed) for spec, seed in args]
 
 
+def slow_many(args: list[tuple]) -> list[dict]:
+    """``run_many`` of slow probe runs (``(spec, seed, seconds)``): an ensemble takes as long as its slowest seed."""
+    time.sleep(max(seconds for _, _, seconds in args))
+    return [record(spec, seed) for spec, seed, _ in args]
+
+
 def slow(spec: str, seed: int, seconds: float) -> dict:
     """A run that takes ``seconds``."""
     time.sleep(seconds)

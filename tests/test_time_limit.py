@@ -143,6 +143,21 @@ def test_a_sweep_stops_at_its_time_limit_and_the_same_command_resumes(tmp_path: 
     assert second["sittings"][1]["kept_runs"] == sitting["runs_added"]
 
 
+def test_on_a_gpu_a_whole_ensemble_is_held_back_or_trained(tmp_path: Path, in_process_scheduler: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ensemble (every missing seed of a configuration, one task) is the unit the limit decides on:
+    the first trains with nothing known and takes 1 s; the second, expected to take as long, would end
+    past the 0.5 s limit and is held with all its seeds."""
+    monkeypatch.setattr(Engine, "ensembles", property(lambda self: True))
+    out, specs, runs = tmp_path / "probe.json", ["a", "b"], 3
+    results = run_sweep(sweep_tasks.slow, tasks(specs, runs, 1.0), out, header(specs, runs), IDENTITY,
+                        Engine(scheduler=in_process_scheduler, time_limit=0.5), progress=False,
+                        run_many=sweep_tasks.slow_many)
+    sitting = results["sittings"][0]
+    assert (sitting["ended"], sitting["runs_added"], sitting["held_runs"]) == ("time limit", 3, 3)
+    assert sorted((r["spec"], r["seed"]) for r in results["runs"]) == [("a", 0), ("a", 1), ("a", 2)]
+
+
 def test_the_command_line_says_what_the_limit_left_and_exits_75(tmp_path: Path, in_process_scheduler: str,
                                                                capsys) -> None:
     out, specs, runs = tmp_path / "probe.json", ["a", "b"], 2
