@@ -121,10 +121,10 @@ class Engine:
             stream (:mod:`~setfuncs.experiments.concurrent`), for experiments whose ``run_many`` is
             safe to run so; 1: one after another. Without a GPU runs train one by one and this is
             not used (``jobs`` sets how many train at once).
-        time_limit: seconds from the sitting's start after which no task may be expected to end
-            (:class:`_Submitter`): a task starts only if the longest task of this sitting so far
-            (of its own configuration, once one has completed) would end before the limit; tasks
-            that have started always finish. None: no limit.
+        time_limit: seconds from the sitting's start by which every task is expected to end: a
+            task starts only if the longest task of this sitting so far (of its own configuration,
+            once one has completed) would end before the limit; tasks that have started always
+            finish. None: no limit.
     """
 
     jobs: int = 2
