@@ -4,6 +4,7 @@ both ways. (Error rates and power under simulation: test_findings_calibration.py
 
 from __future__ import annotations
 
+import re
 from math import comb
 
 import numpy as np
@@ -13,8 +14,9 @@ import setfuncs as sf
 from setfuncs.experiments.attention import IMAGE, attention_findings, variant_specs
 from setfuncs.experiments.circle import circle_findings, lme_against_lse
 from setfuncs.experiments.differences import UNRECORDED
-from setfuncs.experiments.findings import (ALPHA, CLAIM_SHARE, Claim, Comparison, compare_pairs, findings_html,
-                                           format_findings, interval_text, judge, matched)
+from setfuncs.experiments.findings import (ALPHA, CLAIM_SHARE, Claim, Comparison, Finding, compare_pairs,
+                                           detectable_text, findings_html, format_findings, interval_text, judge,
+                                           matched)
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.paired import holm, sign_flip_test
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
@@ -149,6 +151,24 @@ def test_a_comparison_of_one_seed_is_shown_without_an_interval_never_as_nan() ->
     assert interval_text(-0.0123, 0.5, "+.1%") == "-1.2% to +50.0%"
     row = compare_pairs({"one": part([1.0])}, ("first", "second"))[0]
     assert interval_text(row["low"], row["high"]) == "none from one seed"
+
+
+def test_seeds_too_few_to_detect_anything_and_a_counted_claim_are_said_in_words_never_inf_or_nan() -> None:
+    """Three seeds give a one-sided p of 1/8 at best, above the level: no effect of any size can be
+    detected (infinite), and the tables say so; a counted claim (no seeds, no test) has no p-value
+    and no detectable effect, and says that too."""
+    found = judge([("paper", Claim("three seeds", "d", (part(shifted(5.0, n=3)),))),
+                   ("paper", Claim("ten seeds", "d", (part(shifted(2.0)),)))])
+    assert np.isinf(found[0].detectable) and np.isfinite(found[1].detectable)
+    counted = Finding("weights", "ratio", 5.3, np.nan, np.nan, 0, np.nan, np.nan, np.nan, "not reproduced", "paper",
+                      note="counted, no uncertainty", comparative=False)
+    assert detectable_text(found[0]) == "none: too few seeds" and detectable_text(counted) is None
+    assert detectable_text(found[1]) == f"{found[1].detectable:.2g}"
+    html, text = findings_html([*found, counted]), format_findings([*found, counted])
+    assert "none: too few seeds" in html and "none: too few seeds" in text and f"{found[1].detectable:.2g}" in html
+    assert "p = n/a, Holm n/a, detectable n/a (counted)" in text
+    for shown in (html, text):
+        assert not re.search(r"\b(inf|nan)\b", shown.lower()), shown
 
 
 def test_compare_pairs_decides_a_direction_after_holm() -> None:

@@ -60,7 +60,7 @@ from .paired import detectable_effect, holm, paired_differences, sign_flip_test,
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "decided", "findings_rows", "format_findings",
-           "findings_html", "interval_text"]
+           "findings_html", "interval_text", "detectable_text"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
 VERDICTS = ("reproduced", "undecided", "not reproduced", "contradicted")
@@ -391,14 +391,29 @@ def _interval_text(f: Finding) -> str:
     return "counted" if f.seeds == 0 else interval_text(f.low, f.high)
 
 
+def detectable_text(f: Finding, spec: str = ".2g") -> str | None:
+    """The smallest effect ``f``'s seeds detect with :data:`POWER`, in the format ``spec``;
+    ``"none: too few seeds"`` where they detect no effect of any size (infinite: even every seed on
+    the claim's side gives a p-value above the level); None for a counted claim (no seeds, NaN)."""
+    if np.isnan(f.detectable):
+        return None
+    return "none: too few seeds" if np.isinf(f.detectable) else f"{f.detectable:{spec}}"
+
+
+def _p_text(p: float) -> str:
+    """A p-value to three digits, or ``n/a`` for a counted claim (not tested: NaN)."""
+    return "n/a" if np.isnan(p) else f"{p:.3g}"
+
+
 def format_findings(findings: Sequence[Finding]) -> str:
     """The findings as text, one block each: the claim, the measure, the estimate with its interval,
     the p-values and the verdict."""
     blocks = []
     for i, f in enumerate(findings, 1):
         blocks.append(f"{i}. [{f.variant}] {f.claim}\n   {f.measure}: {f.estimate:.4g} ({LEVEL:.0%} interval "
-                      f"{_interval_text(f)}, {f.seeds} seeds), p = {f.p_value:.3g}, Holm {f.adjusted:.3g}, "
-                      f"detectable {f.detectable:.3g} -> {f.verdict}" + (f"\n   ({f.note})" if f.note else ""))
+                      f"{_interval_text(f)}, {f.seeds} seeds), p = {_p_text(f.p_value)}, Holm {_p_text(f.adjusted)}, "
+                      f"detectable {detectable_text(f, '.3g') or 'n/a (counted)'} -> {f.verdict}"
+                      + (f"\n   ({f.note})" if f.note else ""))
     return "\n".join(blocks)
 
 
@@ -418,10 +433,10 @@ def findings_html(findings: Sequence[Finding], caption: str | None = None) -> st
     rows = [{**{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in asdict(f).items()},
              "variant": VARIANT_LABELS[f.variant],
              "measure": f"{f.measure} ({f.note})" if f.note and not shared else f.measure,
-             "interval": _interval_text(f)} for f in ordered]
+             "interval": _interval_text(f), "detectable": detectable_text(f)} for f in ordered]
     return html_table(rows, [("claim", "the paper's claim", "{}"), ("variant", "with", "{}"),
                              ("measure", "our measure", "{}"), ("seeds", "seeds", "{}"),
                              ("estimate", "estimate", "{:.3g}"), ("interval", f"{LEVEL:.0%} interval", "{}"),
                              ("p_value", "p", "{:.2g}"), ("adjusted", "Holm p", "{:.2g}"),
-                             ("detectable", "detectable (80 %)", "{:.2g}"), ("verdict", "verdict", "{}")],
+                             ("detectable", "detectable (80 %)", "{}"), ("verdict", "verdict", "{}")],
                       caption=caption, span="claim")
