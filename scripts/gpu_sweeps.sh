@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every sweep the book waits for, in one call on a lent GPU (issue 30), each resuming its own file,
 # the reruns of issue 27 first, the one that costs two CPU cores most first:
-#   1. point clouds, MEDIUM, 10 seeds   -> results/pending/pointcloud-medium.json  (chapter 10; ~20 h on the CPU)
+#   1. point clouds, MEDIUM, 10 seeds   -> results/pending/pointcloud-medium.json  (chapter 10; ~10 h of two CPU cores)
 #   2. mixture, MEDIUM, 10 seeds        -> results/pending/mixture-medium.json     (chapter 9; landed 28 Nov)
-#   3. attention, MEDIUM, 10 seeds      -> results/pending/attention-medium.json   (chapter 11; ~5 h)
+#   3. attention, MEDIUM, 10 seeds      -> results/pending/attention-medium.json   (chapter 11; landed 28 Nov)
 #   4. circle, FULL, 20 seeds           -> results/circle-full.json                (chapter 8; days)
 # A rerun that has landed (results/<name>-medium.json complete at today's BUDGET with RUNS seeds or
 # more, and no file in results/pending/ to resume) is not run again: it would begin a new file in
