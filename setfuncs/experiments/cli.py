@@ -23,8 +23,8 @@ from .results import load_paper
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
 from .sweeps import all_configurations, spec_of
 
-__all__ = ["SPECS", "TIME_LIMIT_STATUS", "parse_positive_int", "parse_duration", "existing_file", "results_path", "add_sweep_command",
-           "add_bootstrap_arguments", "engine_of", "run_sweep_command", "load_checked", "print_findings",
+__all__ = ["SPECS", "TIME_LIMIT_STATUS", "parse_positive_int", "parse_duration", "existing_file", "results_path",
+           "add_sweep_command", "add_bootstrap_arguments", "engine_of", "run_sweep_command", "load_checked", "print_findings",
            "SweepCommand", "TableCommand", "CommandLine"]
 
 #: The 56 model specs a circle or mixture sweep can run: the paper's 36 and the 20 with log-mean-exp.
@@ -103,8 +103,9 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                     f"resumes the sweep: the runs in --out are kept and only the missing ones train.",
         epilog="Ctrl-C (or SIGTERM) stops the sweep and keeps the finished runs: within seconds, or once the "
                "cluster has started if it comes during the start-up; pressing it again changes nothing. Exit "
-               "status: 0 when every run finished, 75 when --time-limit left runs for the next sitting, 1 when a run failed (its error and traceback are in the "
-               "file; the same command retries it) or the file could not be written, 2 for a bad argument, a "
+               "status: 0 when every run finished, 75 when --time-limit left runs for the next sitting, 1 when a "
+               "run failed (its error and traceback are in the file; the same command retries it) or the file "
+               "could not be written, 2 for a bad argument, a "
                "file that cannot be resumed or one another sweep is writing, 130 when interrupted.")
     run.add_argument("--budget", choices=budgets, required=True, help=budget_help)
     run.add_argument("--runs", type=parse_positive_int, required=True, help=runs_help)
