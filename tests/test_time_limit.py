@@ -186,16 +186,18 @@ def test_every_sweep_command_gives_its_engine_the_time_limit(experiment: str, tm
 # --- bad input -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, seconds", [("90m", 5400.0), ("2.5h", 9000.0), ("600s", 600.0), (" 1.5 m ", 90.0),
-                                           (".5h", 1800.0)])
+                                           (".5h", 1800.0), ("2h30m", 9000.0), ("1h 5m 30s", 3930.0),
+                                           ("1m30s", 90.0), ("0h10m", 600.0)])
 def test_a_duration_has_a_unit(text: str, seconds: float) -> None:
     assert parse_duration(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["90", "0m", "-5m", "1e3s", "abc", "", "5 minutes", "nanm"])
+@pytest.mark.parametrize("text", ["90", "0m", "-5m", "1e3s", "abc", "", "5 minutes", "nanm",
+                                  "30m2h", "1h1h", "0h0m", "2h30", "h", "1d"])
 def test_a_duration_without_a_unit_or_not_positive_is_refused_naming_the_form(text: str) -> None:
     import argparse
 
-    with pytest.raises(argparse.ArgumentTypeError, match="e.g. 90m, 2.5h or 600s"):
+    with pytest.raises(argparse.ArgumentTypeError, match="e.g. 90m, 2.5h, 600s or 2h30m"):
         parse_duration(text)
 
 

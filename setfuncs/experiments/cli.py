@@ -63,13 +63,18 @@ _UNITS = {"s": 1, "m": 60, "h": 3600}
 
 
 def parse_duration(text: str) -> float:
-    """An argparse type for ``--time-limit``: a positive number with a unit, ``s``, ``m`` or ``h``
-    (e.g. ``90m``, ``2.5h``, ``600s``), in seconds; a message naming the form otherwise."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([smh])\s*", text)
-    if match is None or float(match[1]) == 0:
-        raise argparse.ArgumentTypeError(f"expected a positive duration with a unit, e.g. 90m, 2.5h or 600s; "
-                                         f"got {text!r}")
-    return float(match[1]) * _UNITS[match[2]]
+    """An argparse type for ``--time-limit``: a positive duration in seconds, written as numbers with
+    units ``h``, ``m``, ``s`` in that order, each at most once (e.g. ``90m``, ``2.5h``, ``600s``,
+    ``2h30m``, ``1h 5m 30s``), so that ``d = 3600 h + 60 m + s``; a message naming the form otherwise."""
+    number = r"(\d+(?:\.\d*)?|\.\d+)"
+    match = re.fullmatch(rf"\s*(?:{number}\s*h)?\s*(?:{number}\s*m)?\s*(?:{number}\s*s)?\s*", text)
+    parts = [] if match is None else [(float(value), unit) for value, unit in zip(match.groups(), "hms")
+                                      if value is not None]
+    seconds = sum(value * _UNITS[unit] for value, unit in parts)
+    if not parts or seconds == 0:
+        raise argparse.ArgumentTypeError(f"expected a positive duration with a unit, e.g. 90m, 2.5h, 600s or "
+                                         f"2h30m; got {text!r}")
+    return seconds
 
 
 def results_path(text: str) -> Path:
@@ -127,7 +132,7 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                           "(the circle and mixture sweeps; the others train one configuration at a time; "
                           "default: 1)")
     run.add_argument("--time-limit", type=parse_duration, metavar="DURATION",
-                     help="start no run expected to end more than DURATION (e.g. 90m, 2.5h, 600s) after the "
+                     help="start no run expected to end more than DURATION (e.g. 90m, 2.5h, 2h30m) after the "
                           "sweep started, expected from the longest run of its configuration so far; runs that "
                           "have started always finish, and the same command resumes the rest (default: no limit)")
     run.add_argument("--dashboard", action="store_true",
