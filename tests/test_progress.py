@@ -116,7 +116,10 @@ def test_the_command_measures_since_a_sitting_and_refuses_one_the_file_lacks(cap
     last = len(committed["sittings"]) - 1
     later = sum("failure" not in r and r["provenance"]["sitting"] >= last for r in committed["runs"])
     assert main([str(path), "--since-sitting", str(last)]) == 0
-    assert f"over the {later} runs of sittings {last} on" in capsys.readouterr().out
+    assert f"over the {later} runs of sitting {last})" in capsys.readouterr().out
+    assert main([str(path), "--since-sitting", str(last - 1)]) == 0
+    earlier = sum("failure" not in r and r["provenance"]["sitting"] >= last - 1 for r in committed["runs"])
+    assert f"over the {earlier} runs of sittings {last - 1} to {last})" in capsys.readouterr().out
     with pytest.raises(SystemExit) as stopped:
         main([str(path), "--since-sitting", str(last + 1)])
     error = capsys.readouterr().err

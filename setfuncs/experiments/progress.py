@@ -162,7 +162,9 @@ def format_progress(path: str, results: dict, progress: Progress, jobs: int) -> 
              f"finished: {progress.finished} of {progress.planned} runs"
              + (f" ({progress.failed} failed, to run again)" if progress.failed else "")]
     costs = sorted(progress.seconds_per_run.values())
-    over = "" if progress.since == 0 else f", over the {progress.measured_runs} runs of sittings {progress.since} on"
+    last = len(progress.sittings) - 1
+    which = f"sitting {last}" if progress.since == last else f"sittings {progress.since} to {last}"
+    over = "" if progress.since == 0 else f", over the {progress.measured_runs} runs of {which}"
     lines.append(f"measured seconds per run (training and evaluation, one worker, median by configuration{over}): "
                  f"{costs[0]:.0f} to {costs[-1]:.0f}")
     lines += [f"sittings: {phrase}" for phrase in _rates(progress.sittings)]
