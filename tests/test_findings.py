@@ -15,8 +15,8 @@ from setfuncs.experiments.attention import IMAGE, attention_findings, variant_sp
 from setfuncs.experiments.circle import circle_findings, lme_against_lse
 from setfuncs.experiments.differences import UNRECORDED
 from setfuncs.experiments.findings import (ALPHA, CLAIM_SHARE, Claim, Comparison, Finding, compare_pairs,
-                                           detectable_text, findings_html, format_findings, interval_text, judge,
-                                           matched)
+                                           detectable_phrase, detectable_text, findings_html, format_findings,
+                                           interval_text, judge, matched)
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.paired import holm, sign_flip_test
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
@@ -151,6 +151,34 @@ def test_a_comparison_of_one_seed_is_shown_without_an_interval_never_as_nan() ->
     assert interval_text(-0.0123, 0.5, "+.1%") == "-1.2% to +50.0%"
     row = compare_pairs({"one": part([1.0])}, ("first", "second"))[0]
     assert interval_text(row["low"], row["high"]) == "none from one seed"
+
+
+def test_differences_that_do_not_vary_give_no_interval_and_no_detectable_effect_never_a_zero_width() -> None:
+    """Accuracies on one test set are multiples of 1/size, so a few seeds can give the same difference
+    each: Student's interval then has width 0 and the detectable effect is 0 (both scale with the
+    differences' standard deviation), which would read as certainty; the tables say there is no
+    spread to scale them by instead. Equal differences at 0 stay undecided (the test sees no effect)."""
+    found = judge([("paper", Claim("equal at two seeds", "d", (part([0.078, 0.078]),))),
+                   ("paper", Claim("equal at zero", "d", (part([0.0] * 10),))),
+                   ("paper", Claim("ten seeds", "d", (part(shifted(2.0)),)))])
+    assert found[0].low == found[0].high and found[1].low == found[1].high and found[2].low < found[2].high
+    assert found[1].detectable == 0 and found[1].verdict == "undecided"
+    for f in found[:2]:
+        assert interval_text(f.low, f.high) == "none: the differences are all equal"
+    assert detectable_text(found[1]) == "unknown: the differences do not vary"
+    assert detectable_text(found[0]) == "none: too few seeds"
+    html, text = findings_html(found), format_findings(found)
+    for shown in (html, text):
+        assert shown.count("none: the differences are all equal") == 2
+        assert "unknown: the differences do not vary" in shown and "0 to 0" not in shown
+    assert interval_text(found[2].low, found[2].high) == f"{found[2].low:.3g} to {found[2].high:.3g}"
+    assert [detectable_phrase(f, ".1%") for f in found] == [
+        "no effect of any size", "no effect they can size: the differences do not vary",
+        f"no effect smaller than {found[2].detectable:.1%}"]
+    counted = Finding("weights", "ratio", 5.3, np.nan, np.nan, 0, np.nan, np.nan, np.nan, "not reproduced", "paper",
+                      note="counted, no uncertainty", comparative=False)
+    with pytest.raises(ValueError, match="'weights' is counted, not tested"):
+        detectable_phrase(counted)
 
 
 def test_seeds_too_few_to_detect_anything_and_a_counted_claim_are_said_in_words_never_inf_or_nan() -> None:

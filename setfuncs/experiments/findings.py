@@ -60,7 +60,7 @@ from .paired import detectable_effect, holm, paired_differences, sign_flip_test,
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "decided", "findings_rows", "format_findings",
-           "findings_html", "interval_text", "detectable_text"]
+           "findings_html", "interval_text", "detectable_text", "detectable_phrase"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
 VERDICTS = ("reproduced", "undecided", "not reproduced", "contradicted")
@@ -379,11 +379,15 @@ def findings_rows(findings: Sequence[Finding]) -> list[dict]:
 
 
 def interval_text(low: float, high: float, spec: str = ".3g") -> str:
-    """``"low to high"`` in the format ``spec``, or ``"none from one seed"`` where the interval is
+    """``"low to high"`` in the format ``spec``; ``"none from one seed"`` where the interval is
     undefined (NaN: Student's interval needs two paired differences, and a comparison of one seed
-    has none)."""
+    has none); ``"none: the differences are all equal"`` where it has no width
+    (``low == high``: :math:`s_d = 0`, as accuracies on one test set can give with a few seeds, and
+    a spread of 0 is no estimate of the spread)."""
     if np.isnan(low) or np.isnan(high):
         return "none from one seed"
+    if low == high:
+        return "none: the differences are all equal"
     return f"{low:{spec}} to {high:{spec}}"
 
 
@@ -394,10 +398,28 @@ def _interval_text(f: Finding) -> str:
 def detectable_text(f: Finding, spec: str = ".2g") -> str | None:
     """The smallest effect ``f``'s seeds detect with :data:`POWER`, in the format ``spec``;
     ``"none: too few seeds"`` where they detect no effect of any size (infinite: even every seed on
-    the claim's side gives a p-value above the level); None for a counted claim (no seeds, NaN)."""
+    the claim's side gives a p-value above the level); ``"unknown: the differences do not vary"``
+    where it is 0 (the effect is a multiple of the differences' standard deviation, here 0); None
+    for a counted claim (no seeds, NaN)."""
     if np.isnan(f.detectable):
         return None
-    return "none: too few seeds" if np.isinf(f.detectable) else f"{f.detectable:{spec}}"
+    if np.isinf(f.detectable):
+        return "none: too few seeds"
+    return "unknown: the differences do not vary" if f.detectable == 0 else f"{f.detectable:{spec}}"
+
+
+def detectable_phrase(f: Finding, spec: str = ".2g") -> str:
+    """What an undecided claim's seeds could have detected, to follow "these seeds could detect":
+    ``"no effect of any size"`` (infinite: too few seeds), ``"no effect they can size: the differences
+    do not vary"`` (0), else ``"no effect smaller than <detectable>"`` in the format ``spec``; a
+    ValueError for a counted claim (NaN), which has no test and no detectable effect."""
+    if np.isnan(f.detectable):
+        raise ValueError(f"the claim {f.claim!r} is counted, not tested: it has no detectable effect to phrase")
+    if np.isinf(f.detectable):
+        return "no effect of any size"
+    if f.detectable == 0:
+        return "no effect they can size: the differences do not vary"
+    return f"no effect smaller than {f.detectable:{spec}}"
 
 
 def _p_text(p: float) -> str:
