@@ -44,6 +44,16 @@ def test_the_printed_lines_give_each_groups_verdict_and_count_those_still_improv
     assert lines[2] == "-> still improving at the end of the medium budget: 1 of 2 settings (falling)"
 
 
+def test_a_group_whose_seeds_all_changed_alike_is_shown_without_a_zero_width_interval() -> None:
+    """Accuracies on one test set move in steps of 1/size: every seed may change by the same amount
+    (or none) over the last interval, and Student's interval of 0 spread would read as certainty."""
+    results = {**runs({"frozen": 0.0}, noise=0.0), "budget": "medium"}
+    row = late_change(results, "setting", higher_is_better=False)[0]
+    assert row["low"] == row["high"] == 0 and row["better"] == "undecided"
+    line = late_change_lines(results, "setting", "test MSE", higher_is_better=False)[0]
+    assert "95 % interval none: the differences are all equal (10 seeds)" in line and "0 to 0" not in line
+
+
 def test_the_printed_lines_name_the_groups_by_the_noun_given() -> None:
     results = {**runs({"falling": 0.1, "flat": 0.0}), "budget": "medium"}
     lines = late_change_lines(results, "setting", "test MSE", higher_is_better=False, noun="column")

@@ -24,7 +24,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .findings import Comparison, compare_pairs
+from .findings import Comparison, compare_pairs, interval_text
 from .schema import trained_runs
 
 __all__ = ["checkpoints_by_group", "checkpoint_curves", "loss_curves", "late_change", "late_change_lines",
@@ -107,7 +107,8 @@ def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]
 def late_change_lines(results: dict, group: str, metric: str, higher_is_better: bool,
                       noun: str | None = None) -> list[str]:
     """What a chapter prints under its learning curves: per group of :func:`late_change`, the median
-    ``metric`` at the last two checkpoints, the paired change per seed with its 95 % interval, the
+    ``metric`` at the last two checkpoints, the paired change per seed with its 95 % interval
+    (:func:`~setfuncs.experiments.findings.interval_text`: none where every seed changed alike), the
     Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
     file's budget (one line saying so where no group has runs of two seeds). ``noun`` names a group in
     those lines ("column": "3 of 12 columns"); the field ``group`` by default."""
@@ -122,8 +123,9 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
         curve = curves[row["label"]]
         (before, last), (m_before, m_last) = curve["steps"][-2:], curve["median"][-2:]
         lines.append(f"{row['label']:{width}s} {metric}, step {before:,} -> {last:,}: median {m_before:.4g} -> "
-                     f"{m_last:.4g}; improvement per seed {row['estimate']:.3g}, 95 % interval {row['low']:.3g} to "
-                     f"{row['high']:.3g} ({row['seeds']} seeds), Holm-adjusted p {row['adjusted']:.3g}: {row['better']}")
+                     f"{m_last:.4g}; improvement per seed {row['estimate']:.3g}, 95 % interval "
+                     f"{interval_text(row['low'], row['high'])} ({row['seeds']} seeds), Holm-adjusted p "
+                     f"{row['adjusted']:.3g}: {row['better']}")
     still = [row["label"] for row in rows if row["better"] == "still improving"]
     lines.append(f"-> still improving at the end of the {results['budget']} budget: {len(still)} of {len(rows)} "
                  f"{noun}s" + (f" ({', '.join(still)})" if still else ""))
