@@ -172,6 +172,9 @@ def test_differences_that_do_not_vary_give_no_interval_and_no_detectable_effect_
         assert shown.count("none: the differences are all equal") == 2
         assert "unknown: the differences do not vary" in shown and "0 to 0" not in shown
     assert interval_text(found[2].low, found[2].high) == f"{found[2].low:.3g} to {found[2].high:.3g}"
+    # nor do they give the seeds power against the paper's effect: undecided, not "not reproduced"
+    flat = judge([("paper", Claim("flat", "d", (part([0.0] * 10),), paper_effect=0.05))])[0]
+    assert flat.verdict == "undecided" and "power" not in flat.note
     assert [detectable_phrase(f, ".1%") for f in found] == [
         "no effect of any size", "no effect they can size: the differences do not vary",
         f"no effect smaller than {found[2].detectable:.1%}"]

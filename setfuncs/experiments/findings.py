@@ -317,7 +317,8 @@ def _verdict(claim: Claim, test: _Test, adjusted: float) -> tuple[str, bool, str
             return "contradicted", True, "; ".join(notes)
         return "not reproduced", True, "; ".join(notes + [f"the opposite holds on our protocol, which differs "
                                                           f"from the paper's in: {claim.gap}"])
-    if claim.paper_effect is not None and claim.paper_effect > 0 and test.detectable <= claim.paper_effect:
+    # a detectable effect of 0 comes from differences that do not vary: no estimate of the power
+    if claim.paper_effect is not None and claim.paper_effect > 0 and 0 < test.detectable <= claim.paper_effect:
         return "not reproduced", False, "; ".join(notes + [f"the seeds had {POWER:.0%} power against the "
                                                            f"paper's effect, {claim.paper_effect:.3g}"])
     return "undecided", False, "; ".join(notes)
