@@ -176,8 +176,9 @@ def test_differences_that_do_not_vary_give_no_interval_and_no_detectable_effect_
     flat = judge([("paper", Claim("flat", "d", (part([0.0] * 10),), paper_effect=0.05))])[0]
     assert flat.verdict == "undecided" and "power" not in flat.note
     assert [detectable_phrase(f, ".1%") for f in found] == [
-        "no effect of any size", "no effect they can size: the differences do not vary",
-        f"no effect smaller than {found[2].detectable:.1%}"]
+        "these seeds could detect no effect of any size",
+        "how large an effect these seeds could detect is unknown: the differences do not vary",
+        f"these seeds could detect no effect smaller than {found[2].detectable:.1%}"]
     counted = Finding("weights", "ratio", 5.3, np.nan, np.nan, 0, np.nan, np.nan, np.nan, "not reproduced", "paper",
                       note="counted, no uncertainty", comparative=False)
     with pytest.raises(ValueError, match="'weights' is counted, not tested"):

@@ -410,17 +410,18 @@ def detectable_text(f: Finding, spec: str = ".2g") -> str | None:
 
 
 def detectable_phrase(f: Finding, spec: str = ".2g") -> str:
-    """What an undecided claim's seeds could have detected, to follow "these seeds could detect":
-    ``"no effect of any size"`` (infinite: too few seeds), ``"no effect they can size: the differences
-    do not vary"`` (0), else ``"no effect smaller than <detectable>"`` in the format ``spec``; a
+    """What an undecided claim's seeds could have detected, as a clause: ``"these seeds could detect
+    no effect of any size"`` (infinite: too few seeds), ``"these seeds could detect no effect smaller
+    than <detectable>"`` in the format ``spec``, or, where it is 0 (differences that do not vary),
+    ``"how large an effect these seeds could detect is unknown: the differences do not vary"``; a
     ValueError for a counted claim (NaN), which has no test and no detectable effect."""
     if np.isnan(f.detectable):
         raise ValueError(f"the claim {f.claim!r} is counted, not tested: it has no detectable effect to phrase")
     if np.isinf(f.detectable):
-        return "no effect of any size"
+        return "these seeds could detect no effect of any size"
     if f.detectable == 0:
-        return "no effect they can size: the differences do not vary"
-    return f"no effect smaller than {f.detectable:{spec}}"
+        return "how large an effect these seeds could detect is unknown: the differences do not vary"
+    return f"these seeds could detect no effect smaller than {f.detectable:{spec}}"
 
 
 def _p_text(p: float) -> str:
