@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from setfuncs.experiments.progress import WRITERS, main, sweep_progress
+from setfuncs.experiments.progress import WRITERS, format_progress, main, sweep_progress
 from setfuncs.experiments.results import RESULTS_DIR, results_file
 
 
@@ -35,6 +35,18 @@ def test_missing_runs_cost_the_median_of_their_configuration() -> None:
     assert found.seconds_left == 17 + 35 + 17 + 14 + 35 + 17
     assert found.seconds_whole == 3 * (14 + 35 + 17)
     assert found.hours_left(2) == pytest.approx(found.seconds_left / 7200)
+
+
+def test_the_seeds_every_configuration_finished_are_the_ones_the_paired_findings_can_use() -> None:
+    """Seed 0 finished by all three, seed 1 by two (b's run failed), seed 2 by none; the command
+    prints the complete seeds and how far the partial ones are."""
+    records = [run(spec, 0, 10.0) for spec in "abc"] + [run("a", 1, 10.0), run("c", 1, 10.0), FAILED]
+    found = sweep_progress(results(["a", "b", "c"], 3, records))
+    assert found.seeds(3) == ([0], {1: 2})
+    printed = format_progress("f.json", results(["a", "b", "c"], 3, records), found, 2).splitlines()
+    assert printed[2] == "seeds finished by every configuration: 1 of 3 (0); seed 1: 2 of 3"
+    none = sweep_progress(results(["a", "b"], 2, [run("a", 1, 10.0)]))
+    assert none.seeds(2) == ([], {1: 1})
 
 
 def test_more_seeds_add_their_runs_at_the_same_rates() -> None:

@@ -23,7 +23,9 @@ of the sittings from that one on (a run records its sitting, ``provenance.sittin
 every finished run as finished.
 
 ``python -m setfuncs.experiments.progress FILE [--runs N] [--jobs J] [--since-sitting K]`` prints
-it; ``--runs`` asks about more seeds than the file's sweep planned (the next sweep with that ``--runs``).
+it, with the seeds every configuration has finished (:meth:`Progress.seeds`: the findings pair
+configurations by seed, so a seed one configuration lacks counts for none of its comparisons);
+``--runs`` asks about more seeds than the file's sweep planned (the next sweep with that ``--runs``).
 """
 
 from __future__ import annotations
@@ -77,6 +79,16 @@ class Progress:
     sittings: tuple[SittingRate, ...]
     since: int = 0
     measured_runs: int = 0
+
+    def seeds(self, configurations: int) -> tuple[list[int], dict[int, int]]:
+        """The seeds every one of ``configurations`` has finished, and the seeds some but not all have
+        finished with how many (the paired findings can use only the first)."""
+        seeds = self.planned // configurations
+        left = {seed: 0 for seed in range(seeds)}
+        for _, seed in self.missing:
+            left[seed] += 1
+        return ([seed for seed in range(seeds) if not left[seed]],
+                {seed: configurations - n for seed, n in left.items() if 0 < n < configurations})
 
     def hours_left(self, jobs: int) -> float:
         """About how many hours of wall time ``jobs`` workers need for the missing runs."""
@@ -161,6 +173,10 @@ def format_progress(path: str, results: dict, progress: Progress, jobs: int) -> 
              f"{progress.planned // configurations} seeds",
              f"finished: {progress.finished} of {progress.planned} runs"
              + (f" ({progress.failed} failed, to run again)" if progress.failed else "")]
+    complete, partial = progress.seeds(configurations)
+    lines.append(f"seeds finished by every configuration: {len(complete)} of {progress.planned // configurations}"
+                 + (f" ({', '.join(map(str, complete))})" if complete else "")
+                 + "".join(f"; seed {seed}: {n} of {configurations}" for seed, n in partial.items()))
     costs = sorted(progress.seconds_per_run.values())
     last = len(progress.sittings) - 1
     which = f"sitting {last}" if progress.since == last else f"sittings {progress.since} to {last}"
