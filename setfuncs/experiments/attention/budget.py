@@ -20,14 +20,15 @@ two reads), 20 x 20 glimpses, 50-dimensional :math:`z^\text{what}`, 60,000 train
 (use ``--data mnist`` for MNIST's digits), meant for a GPU. The canvases stay 32 x 32.
 
 **What changed (issue 27).** Every budget's recurrent localisers (``r-sum``, ``r-lse``,
-``r-lme``) now read out with the paper's backward LSTM. The committed sweep
-``results/attention-medium.json`` was run with :data:`EARLIER_MEDIUM`, which differs from MEDIUM
-only by readout ``"last"`` (the recurrent state after the last read, :math:`a_T`), chosen from a
-one-seed QUICK probe (``scripts/probes/attention_design.py``); so its recurrent localisers are not
-the paper's model, and a verdict on them (``r-lse``) tests a model the paper did not use.
-``"last"`` stays available (``Budget(readout="last")``) but no budget of the sweep uses it.
-QUICK follows MEDIUM (the same code with smaller numbers). EARLIER_MEDIUM is kept only to check
-and describe the committed file until the rerun replaces it.
+``r-lme``) now read out with the paper's backward LSTM, and the committed sweep
+``results/attention-medium.json`` (issue 27's ten-seed rerun) was run with MEDIUM. The sweep
+before it (five seeds, in the repository's history) was run with :data:`EARLIER_MEDIUM`, which
+differs from MEDIUM only by readout ``"last"`` (the recurrent state after the last read,
+:math:`a_T`), chosen from a one-seed QUICK probe (``scripts/probes/attention_design.py``); its
+recurrent localisers were not the paper's model, and a verdict on them (``r-lse``) tested a model
+the paper did not use. ``"last"`` stays available (``Budget(readout="last")``) but no budget of the
+sweep uses it. QUICK follows MEDIUM (the same code with smaller numbers). EARLIER_MEDIUM is kept
+to describe that earlier sweep: the protocol table's readout row names it as what was removed.
 """
 
 from __future__ import annotations

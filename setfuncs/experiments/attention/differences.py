@@ -11,9 +11,9 @@ Statuses that are decided, not unknown:
 * *data*: ``same`` for MNIST digits, ``kept`` for scikit-learn's (the offline default);
 * *training particles* and *test population sizes*: ``same`` when they equal the paper's
   :data:`PAPER_PARTICLES` and Figure 4's :data:`~setfuncs.experiments.attention.budget.POPULATION_SIZES`;
-* *readout of recurrent aggregations*: ``kept`` for readout ``"last"`` (the committed sweep,
+* *readout of recurrent aggregations*: ``kept`` for readout ``"last"`` (the earlier sweep,
   :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM`), ``removed`` for the paper's
-  ``"backward"`` (:data:`~setfuncs.experiments.attention.budget.MEDIUM`).
+  ``"backward"`` (:data:`~setfuncs.experiments.attention.budget.MEDIUM`, the committed sweep's).
 
 **Which axes each claim depends on** (:data:`CLAIM_AXES`; a claim may be called contradicted only
 where every one of its axes matches, :func:`~setfuncs.experiments.differences.gaps`). Seeds are
@@ -106,8 +106,8 @@ def _data_row(results: dict) -> Difference:
 
 def _readout_row(readout: str) -> Difference:
     """``kept`` for a readout other than the paper's; ``removed`` for the paper's, which
-    :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM` (the committed sweep's budget) did
-    not use."""
+    :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM` (the budget of the sweep before
+    issue 27's rerun) did not use."""
     axis, paper = "readout of recurrent aggregations", f"{PAPER_READOUT}: an LSTM over the reads a_T, ..., a_1"
     if readout not in READOUTS:
         raise ValueError(f"results budget_parameters.readout must be one of {READOUTS}, got {readout!r}")
