@@ -20,6 +20,7 @@ from setfuncs.experiments.findings import (ALPHA, CLAIM_SHARE, Claim, Comparison
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.paired import holm, sign_flip_test
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
+from setfuncs.experiments.pointcloud.findings import pointcloud_claims
 from setfuncs.experiments.pointcloud import lme_against_lse as pointcloud_lme_against_lse
 from setfuncs.experiments.results import PAPER_RESULTS, RESULTS_DIR
 from setfuncs.experiments.sweeps import SETTINGS, all_configurations, lme_twin, spec_of
@@ -354,6 +355,29 @@ def test_pointcloud_findings_follow_the_runs() -> None:
     assert pointcloud_findings(pointcloud_runs(accuracy, seeds=3), variants=("lme",))[0].verdict == "undecided"
     with pytest.raises(ValueError, match="no usable run"):
         pointcloud_findings(pointcloud_runs({"max/max": (0.9, 0.5, 0.3)}))
+
+
+def test_pointcloud_findings_count_a_collapsed_run_at_its_accuracy_except_in_the_loss_to_50_points() -> None:
+    """Every r-lse/r-lse run collapsed (chance, as a constant prediction measures): the findings still
+    run, and the collapse counts against the column, so max/max beats it on all ten seeds. In the
+    loss from 1,000 to 50 points, which a constant prediction has none of, a collapsed max/r-lse
+    run is left out: the comparison keeps the other nine seeds."""
+    accuracy = {spec: (0.80, 0.70, 0.60) for spec in set(variant_columns("paper")) | set(variant_columns("lme"))}
+    results = pointcloud_runs(accuracy)
+    for run in results["runs"]:
+        if run["spec"] == "r-lse/r-lse" or (run["spec"] == "max/r-lse" and run["seed"] == 3):
+            run["collapsed"] = True
+            run["accuracy_by_population_size"] = {"1000": 1 / 12, "100": 1 / 12, "50": 1 / 12}
+    claims = {c.claim.split(" (the paper")[0]: c for c in pointcloud_claims(results, PAPER, "paper")}
+    best = claims["the original model (max/max) performs best at the training size"]
+    lse_part = next(p for p in best.parts if p.label.endswith("r-lse/r-lse at 1000"))
+    assert lse_part.seeds == tuple(range(10)) and (lse_part.differences > 0.7).all()
+    drop = claims["max/max loses more accuracy from 1,000 to 50 particles than max/r-LSE"].parts[0]
+    assert drop.seeds == tuple(s for s in range(10) if s != 3)
+    at_50 = claims["max/r-LSE generalises to 50 particles better than max/max"].parts[0]
+    assert 3 in at_50.seeds and at_50.differences[at_50.seeds.index(3)] < -0.5
+    twins = [row for row in pointcloud_lme_against_lse(results) if row["spec"] == "r-lse/r-lse"]
+    assert len(twins) == 3 and all(row["seeds"] == 10 and row["estimate"] > 0.5 for row in twins)
 
 
 @pytest.mark.parametrize("lme_gain, better", [(0.1, "log-mean-exp"), (-0.1, "LSE")])

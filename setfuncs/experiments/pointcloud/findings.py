@@ -1,8 +1,14 @@
 r"""The paper's findings on Table 2, tested on a sweep's runs paired by seed (:mod:`setfuncs.experiments.findings`).
 
-A column's statistic at population size :math:`n` is its test accuracy :math:`A_n`; runs that
-diverged or collapsed, or whose accuracy at a size is not finite, are left out (the table counts
-them). Every comparison is paired by seed: :math:`d_s` is the difference of two columns'
+A column's statistic at population size :math:`n` is its test accuracy :math:`A_n`. A run that
+collapsed (its predictions nearly constant, :mod:`~setfuncs.experiments.collapse`) counts with the
+accuracy it measured, about chance: a failure of the configuration counts against it, as the circle
+and mixture findings count a collapsed run as the worst, and is not dropped from the comparisons
+(dropping it would credit the column that failed, and leave the seeds where it failed out of every
+comparison with it). The one exception is the loss from 1,000 to 50 particles, which a constant
+prediction has none of by construction: there collapsed runs are left out. Runs that diverged, or
+whose accuracy at a size is not finite, are left out everywhere (Table 2 counts them, and leaves
+collapsed runs out of its means). Every comparison is paired by seed: :math:`d_s` is the difference of two columns'
 accuracies for the runs trained with seed :math:`s`
 (:func:`~setfuncs.experiments.findings.matched`, ``score="difference"``), or of two groups'
 mean accuracies at that seed. "max/max performs best" is "max/max beats each other column" (every
@@ -26,7 +32,7 @@ import setfuncs as sf
 
 from ..differences import claim_gaps
 from ..findings import Claim, Comparison, Finding, compare_pairs, judge, matched
-from ..schema import finished_runs
+from ..schema import finished_runs, run_status
 from ..sweeps import lme_twin, variant_spec
 from .budget import TABLE_SIZES
 from .differences import CLAIM_AXES, protocol_differences
@@ -52,12 +58,17 @@ def variant_columns(variant: str = "paper") -> list[str]:
     return [variant_spec(spec, variant) for spec in sf.TABLE2_SPECS]
 
 
-def accuracy_by_run(results: dict, n: int) -> dict[tuple[str, int], float]:
-    """``{(spec, seed): accuracy at n}`` of every finished run; NaN where
-    :func:`~setfuncs.experiments.pointcloud.table.accuracy_at` gives None."""
+def accuracy_by_run(results: dict, n: int, collapsed: bool = True) -> dict[tuple[str, int], float]:
+    """``{(spec, seed): accuracy at n}`` of every finished run: a collapsed run's measured accuracy
+    (``collapsed=False``: NaN), NaN for a run that diverged or whose accuracy at ``n`` is missing or
+    not finite (:func:`~setfuncs.experiments.pointcloud.table.accuracy_at` for the others)."""
     out = {}
     for run in finished_runs(results):
-        value = accuracy_at(run, n)
+        if collapsed and run_status(run) == "collapsed":
+            value = (run.get("accuracy_by_population_size") or {}).get(str(n))
+            value = float(value) if isinstance(value, (int, float)) and np.isfinite(value) else None
+        else:
+            value = accuracy_at(run, n)
         out[(run["spec"], run["seed"])] = np.nan if value is None else value
     return out
 
@@ -99,7 +110,9 @@ def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, var
     def beats(a: str, b: str, n: int) -> Comparison:
         return matched(f"{a} vs {b} at {n}", accuracy[n], [(a, b)], "difference")
 
-    drop = {(spec, s): accuracy[1000][(spec, s)] - accuracy[50][(spec, s)] for spec, s in accuracy[1000]}
+    # a constant prediction loses nothing from 1,000 to 50 particles: collapsed runs are left out here
+    trained = {n: accuracy_by_run(results, n, collapsed=False) for n in (1000, 50)}
+    drop = {(spec, s): trained[1000][(spec, s)] - trained[50][(spec, s)] for spec, s in trained[1000]}
     claims = [
         Claim("the original model (max/max) performs best at the training size" + quote("{max/max 1000} at 1,000"),
               "A1000(max/max) - A1000(c) for every other column c (all must be positive)",
