@@ -23,7 +23,8 @@ of the sittings from that one on (a run records its sitting, ``provenance.sittin
 every finished run as finished.
 
 ``python -m setfuncs.experiments.progress FILE [--runs N] [--jobs J] [--since-sitting K]`` prints
-it, with the seeds every configuration has finished (:meth:`Progress.seeds`: the findings pair
+it, with the seeds every configuration has finished
+(:meth:`~setfuncs.experiments.progress.Progress.seeds`: the findings pair
 configurations by seed, so a seed one configuration lacks counts for none of its comparisons);
 ``--runs`` asks about more seeds than the file's sweep planned (the next sweep with that ``--runs``).
 """
