@@ -2,7 +2,7 @@ r"""The paper's findings on Table 2, tested on a sweep's runs paired by seed (:m
 
 A column's statistic at population size :math:`n` is its test accuracy :math:`A_n`. A run that
 collapsed (its predictions nearly constant, :mod:`~setfuncs.experiments.collapse`) counts with the
-accuracy it measured, about chance: a failure of the configuration counts against it, as the circle
+accuracy it measured, near chance: a failure of the configuration counts against it, as the circle
 and mixture findings count a collapsed run as the worst, and is not dropped from the comparisons
 (dropping it would credit the column that failed, and leave the seeds where it failed out of every
 comparison with it). The one exception is the loss from 1,000 to 50 particles, which a constant
