@@ -29,11 +29,14 @@ from .schema import run_status
 __all__ = ["finite_metric", "check_batches", "batch_peaks", "median_peak"]
 
 
-def finite_metric(run: dict, key: str, size: int | None = None) -> float | None:
+def finite_metric(run: dict, key: str, size: int | None = None,
+                  statuses: tuple[str, ...] = ("trained",)) -> float | None:
     """A trained run's metric ``run[key]`` (or, with ``size``, the entry ``str(size)`` of the metric map
     ``run[key]``) if it is a finite number; None for a run that is not trained (failed, diverged or
-    collapsed), a missing value, NaN or an infinity."""
-    if run_status(run) != "trained":
+    collapsed), a missing value, NaN or an infinity. ``statuses``: the run statuses
+    (:func:`~setfuncs.experiments.schema.run_status`) whose metric is read, e.g. ``("trained",
+    "collapsed")`` for the value a collapsed run measured."""
+    if run_status(run) not in statuses:
         return None
     value = run.get(key) if size is None else (run.get(key) or {}).get(str(size))
     return None if value is None or not math.isfinite(value) else float(value)

@@ -32,11 +32,12 @@ import setfuncs as sf
 
 from ..differences import claim_gaps
 from ..findings import Claim, Comparison, Finding, compare_pairs, judge, matched
-from ..schema import finished_runs, run_status
+from ..peaks import finite_metric
+from ..schema import finished_runs
 from ..sweeps import lme_twin, variant_spec
 from .budget import TABLE_SIZES
 from .differences import CLAIM_AXES, protocol_differences
-from .table import accuracy_at, paper_rows
+from .table import paper_rows
 
 __all__ = ["variant_columns", "accuracy_by_run", "pointcloud_claims", "pointcloud_findings", "lme_against_lse"]
 
@@ -61,14 +62,11 @@ def variant_columns(variant: str = "paper") -> list[str]:
 def accuracy_by_run(results: dict, n: int, collapsed: bool = True) -> dict[tuple[str, int], float]:
     """``{(spec, seed): accuracy at n}`` of every finished run: a collapsed run's measured accuracy
     (``collapsed=False``: NaN), NaN for a run that diverged or whose accuracy at ``n`` is missing or
-    not finite (:func:`~setfuncs.experiments.pointcloud.table.accuracy_at` for the others)."""
+    not finite (:func:`~setfuncs.experiments.peaks.finite_metric`)."""
+    statuses = ("trained", "collapsed") if collapsed else ("trained",)
     out = {}
     for run in finished_runs(results):
-        if collapsed and run_status(run) == "collapsed":
-            value = (run.get("accuracy_by_population_size") or {}).get(str(n))
-            value = float(value) if isinstance(value, (int, float)) and np.isfinite(value) else None
-        else:
-            value = accuracy_at(run, n)
+        value = finite_metric(run, "accuracy_by_population_size", n, statuses)
         out[(run["spec"], run["seed"])] = np.nan if value is None else value
     return out
 
