@@ -16,7 +16,7 @@ from setfuncs.experiments.circle import circle_findings, lme_against_lse
 from setfuncs.experiments.differences import UNRECORDED
 from setfuncs.experiments.findings import (ALPHA, CLAIM_SHARE, Claim, Comparison, Finding, compare_pairs,
                                            detectable_phrase, detectable_text, findings_html, format_findings,
-                                           interval_text, judge, matched)
+                                           bound_text, interval_text, judge, matched)
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.paired import holm, sign_flip_test
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
@@ -152,6 +152,33 @@ def test_a_comparison_of_one_seed_is_shown_without_an_interval_never_as_nan() ->
     assert interval_text(-0.0123, 0.5, "+.1%") == "-1.2% to +50.0%"
     row = compare_pairs({"one": part([1.0])}, ("first", "second"))[0]
     assert interval_text(row["low"], row["high"]) == "none from one seed"
+
+
+@pytest.mark.parametrize("spec", [".2f", "+.2f", "+.1%", ".1%", ">9.2f"])
+@pytest.mark.parametrize("value", [-0.17, -0.0049, -0.003, -0.00096, -1e-9, 0.0, 1e-9, 0.00096, 0.003, 0.0049, 0.17])
+def test_a_bound_that_is_not_zero_never_reads_as_zero(value: float, spec: str) -> None:
+    """An interval such as -0.17 to -0.003 printed with two decimals read "-0.17 to -0.00", which
+    cannot say whether it holds 0. A fixed-point bound that rounds to zero shows its first significant
+    digit, with its sign; one that does not round to zero, and 0 itself, read as the format gives them."""
+    text = bound_text(value, spec)
+    shown = float(text.strip().rstrip("%")) / (100 if "%" in spec else 1)
+    if value == 0:
+        assert text == f"{value:{spec}}"
+    elif float(f"{value:{spec}}".strip().rstrip("%")) != 0:
+        assert text == f"{value:{spec}}"
+    else:
+        assert shown != 0 and np.sign(shown) == np.sign(value) and abs(shown - value) <= abs(value) / 2
+    if spec.startswith(">9"):
+        assert len(text) >= 9 and text == text.rjust(9)
+    if value > -0.17:                               # interval_text shows its bounds so
+        assert interval_text(-0.17, value, spec) == f"{bound_text(-0.17, spec)} to {text}"
+
+
+def test_an_interval_that_just_excludes_zero_says_so() -> None:
+    assert interval_text(-0.17, -0.003, "+.2f") == "-0.17 to -0.003"
+    assert interval_text(-0.0123, -0.0004, "+.1%") == "-1.2% to -0.04%"
+    assert interval_text(0.0, 0.5, "+.2f") == "+0.00 to +0.50"
+    assert interval_text(-0.0004, 0.003, ".3g") == "-0.0004 to 0.003"
 
 
 def test_differences_that_do_not_vary_give_no_interval_and_no_detectable_effect_never_a_zero_width() -> None:
@@ -330,9 +357,11 @@ def test_mixture_findings_under_the_mean_summary_read_every_population() -> None
 # --- point clouds ------------------------------------------------------------------------------------------
 
 def pointcloud_runs(accuracy: dict[str, tuple[float, float, float]], seeds: int = 10) -> dict:
+    """Runs at ``accuracy`` per column and size, jittered by 0.5 points; the columns in sorted order,
+    so that each column's jitter does not depend on the order of a set of specs (string hashing)."""
     rng = np.random.default_rng(0)
     runs = []
-    for spec, (a1000, a100, a50) in accuracy.items():
+    for spec, (a1000, a100, a50) in sorted(accuracy.items()):
         for seed in range(seeds):
             jitter = 0.005 * rng.standard_normal(3)
             runs.append({"spec": spec, "seed": seed, "collapsed": False, "error": None,
@@ -371,7 +400,7 @@ def test_pointcloud_findings_count_a_collapsed_run_at_its_accuracy_except_in_the
     claims = {c.claim.split(" (the paper")[0]: c for c in pointcloud_claims(results, PAPER, "paper")}
     best = claims["the original model (max/max) performs best at the training size"]
     lse_part = next(p for p in best.parts if p.label.endswith("r-lse/r-lse at 1000"))
-    assert lse_part.seeds == tuple(range(10)) and (lse_part.differences > 0.7).all()
+    assert lse_part.seeds == tuple(range(10)) and (lse_part.differences > 0.8 - 1 / 12 - 0.05).all()
     drop = claims["max/max loses more accuracy from 1,000 to 50 particles than max/r-LSE"].parts[0]
     assert drop.seeds == tuple(s for s in range(10) if s != 3)
     at_50 = claims["max/r-LSE generalises to 50 particles better than max/max"].parts[0]
@@ -404,7 +433,7 @@ def attention_runs(learnable_gain: float, plain_gain: float, image_elbo: float =
     sizes = [5, 20, 200, 1000]
     runs = [{"spec": IMAGE, "seed": s, "error": None, "failed": False, "localiser_parameters": 50_000,
              "evaluation": {"image": {"elbo": image_elbo + rng.standard_normal()}}} for s in range(seeds)]
-    for spec in set(variant_specs("paper")) | set(variant_specs("lme")):
+    for spec in sorted(set(variant_specs("paper")) | set(variant_specs("lme"))):   # not in string-hash order
         gain = learnable_gain if spec[:2] in ("q-", "r-") else plain_gain
         for seed in range(seeds):
             elbo = {n: 200.0 + gain * k + rng.standard_normal() for k, n in enumerate(sizes)}

@@ -51,6 +51,8 @@ only a claim alone in its table.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Mapping, Sequence
 
@@ -60,7 +62,7 @@ from .paired import detectable_effect, holm, paired_differences, sign_flip_test,
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "decided", "findings_rows", "format_findings",
-           "findings_html", "interval_text", "detectable_text", "detectable_phrase"]
+           "findings_html", "bound_text", "interval_text", "detectable_text", "detectable_phrase"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
 VERDICTS = ("reproduced", "undecided", "not reproduced", "contradicted")
@@ -379,8 +381,23 @@ def findings_rows(findings: Sequence[Finding]) -> list[dict]:
     return [asdict(f) for f in findings]
 
 
+def bound_text(value: float, spec: str) -> str:
+    """``value`` in the format ``spec``, except that a fixed-point format (``f`` or ``%``) which would
+    round a value that is not zero to zero shows its first significant digit instead: an interval's
+    bound at :math:`-0.003` reads ``"-0.003"`` in ``".2f"``, not ``"-0.00"``, which could not tell
+    whether the interval holds 0. A bound that is 0 is shown as 0."""
+    text = f"{value:{spec}}"
+    fixed = re.fullmatch(r"(.*)\.(\d+)([f%])", spec)
+    if fixed is None or value == 0 or not math.isfinite(value) or any(c in "123456789" for c in text):
+        return text
+    magnitude = abs(value) * (100 if fixed.group(3) == "%" else 1)
+    decimals = -math.floor(math.log10(magnitude))
+    return f"{value:{fixed.group(1)}.{decimals}{fixed.group(3)}}"
+
+
 def interval_text(low: float, high: float, spec: str = ".3g") -> str:
-    """``"low to high"`` in the format ``spec``; ``"none from one seed"`` where the interval is
+    """``"low to high"`` in the format ``spec`` (each bound through :func:`bound_text`, so that a bound
+    that is not 0 never reads as 0); ``"none from one seed"`` where the interval is
     undefined (NaN: Student's interval needs two paired differences, and a comparison of one seed
     has none); ``"none: the differences are all equal"`` where it has no width
     (``low == high``: :math:`s_d = 0`, as accuracies on one test set can give with a few seeds, and
@@ -389,7 +406,7 @@ def interval_text(low: float, high: float, spec: str = ".3g") -> str:
         return "none from one seed"
     if low == high:
         return "none: the differences are all equal"
-    return f"{low:{spec}} to {high:{spec}}"
+    return f"{bound_text(low, spec)} to {bound_text(high, spec)}"
 
 
 def _interval_text(f: Finding) -> str:
