@@ -62,6 +62,26 @@ def test_the_printed_lines_name_the_groups_by_the_noun_given() -> None:
                              higher_is_better=False, noun="column")[0].startswith("no column has checkpoints")
 
 
+def test_the_printed_lines_name_the_groups_left_untested_and_why() -> None:
+    """A column whose runs collapsed in all but one seed has no paired change to test: the count of
+    columns still improving leaves it out, and a last line names it with its seeds, so that a
+    reader of "0 of 2 columns" in a file of three knows which is missing."""
+    results = {**runs({"falling": 0.1, "flat": 0.0, "collapsing": 0.1}), "budget": "medium"}
+    for run in results["runs"]:
+        if run["setting"] == "collapsing" and run["seed"] > 0:
+            run["collapsed"] = True
+    lines = late_change_lines(results, "setting", "test MSE", higher_is_better=False, noun="column")
+    assert lines[-2] == "-> still improving at the end of the medium budget: 1 of 2 columns (falling)"
+    assert lines[-1].strip().startswith("not tested, with test checkpoints from fewer than two seeds")
+    assert lines[-1].endswith(": collapsing (1 seed)")
+    for run in results["runs"]:
+        run["collapsed"] = run["collapsed"] or run["setting"] == "collapsing"
+    lines = late_change_lines(results, "setting", "test MSE", higher_is_better=False, noun="column")
+    assert lines[-1].endswith(": collapsing (0 seeds)") and len(lines) == 4
+    complete = {**runs({"falling": 0.1, "flat": 0.0}), "budget": "medium"}
+    assert not any("not tested" in line for line in late_change_lines(complete, "setting", "test MSE", False))
+
+
 def test_the_printed_lines_say_when_no_group_has_two_seeds() -> None:
     results = {**runs({"a": 0.1, "b": 0.0}, seeds=1), "budget": "quick"}
     assert late_change_lines(results, "setting", "test MSE", higher_is_better=False) == [

@@ -110,12 +110,16 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
     ``metric`` at the last two checkpoints, the paired change per seed with its 95 % interval
     (:func:`~setfuncs.experiments.findings.interval_text`: none where every seed changed alike), the
     Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
-    file's budget (one line saying so where no group has runs of two seeds). ``noun`` names a group in
-    those lines ("column": "3 of 12 columns"); the field ``group`` by default."""
+    file's budget (one line saying so where no group has runs of two seeds), and one naming the groups
+    of the file left untested, with the seeds their checkpoints come from (fewer than two: runs that
+    collapsed, diverged or failed have none), so that the count's denominator is explained. ``noun``
+    names a group in those lines ("column": "3 of 12 columns"); the field ``group`` by default."""
     noun = noun or group
     rows = late_change(results, group, higher_is_better)
     if not rows:
         return [f"no {noun} has checkpoints from two seeds: these runs cannot tell whether the {metric} still moves"]
+    seeds_of = {name: len({seed for seed, _, _ in runs}) for name, runs in checkpoints_by_group(results, group).items()}
+    untested = sorted({str(run[group]) for run in results["runs"]} - {row["label"] for row in rows})
     curves = checkpoint_curves(results, group)
     width = max(len(row["label"]) for row in rows)
     lines = []
@@ -129,6 +133,11 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
     still = [row["label"] for row in rows if row["better"] == "still improving"]
     lines.append(f"-> still improving at the end of the {results['budget']} budget: {len(still)} of {len(rows)} "
                  f"{noun}s" + (f" ({', '.join(still)})" if still else ""))
+    if untested:
+        counts = [seeds_of.get(name, 0) for name in untested]
+        lines.append("   not tested, with test checkpoints from fewer than two seeds (runs that collapsed, diverged "
+                     "or failed record none that count): " + ", ".join(
+                         f"{name} ({n} seed{'s' * (n != 1)})" for name, n in zip(untested, counts)))
     return lines
 
 
