@@ -177,5 +177,9 @@ def test_a_groups_style_is_given_to_its_line_in_both_plots() -> None:
             assert a.get_color() == "#123456" and a.get_linestyle() == "--" and a.get_marker() == "s"
             assert b.get_color() != "#123456" and b.get_linestyle() == "-"
         assert right.lines[1].get_marker() == "o"                     # unstyled checkpoints keep their markers
+        assert [t.get_text() for t in right.get_legend().get_texts()] == ["a (3 runs)", "b (3 runs)"]
+        one = runs({"a": 0.1}, seeds=1)
+        plot_checkpoint_curves(right, checkpoint_curves(one, "setting"), "test MSE")
+        assert right.get_legend().get_texts()[-1].get_text() == "a (1 run)"
     finally:
         plt.close(fig)

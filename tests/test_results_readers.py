@@ -321,6 +321,16 @@ def test_a_broken_non_finite_map_is_refused_by_name(tmp_path: Path) -> None:
     _refused("circle", path, r"run 0 \(max/max seed 0\): non_finite names /mse, which holds 1.0, not null")
 
 
+def test_the_provenance_counts_each_sittings_runs_in_words() -> None:
+    """A sitting that added one run reads "(1 run)", not "(1 runs)" (the mixture rerun has one)."""
+    results = json.loads(json.dumps(circle.load_results(results_file("circle-medium.json"))))
+    first = results["sittings"][0]
+    results["sittings"] = [{**first, "wall_seconds": 600.0, "runs_added": n} for n in (1, 2, 0)]
+    rows = dict(results_module.provenance_rows(results, "setfuncs.experiments.circle"))
+    times = next(value for key, value in rows.items() if "(1 run)" in value)
+    assert times.count("10 min on") == 3 and "(2 runs)" in times and "(0 runs)" in times and "(1 runs)" not in times
+
+
 def test_the_provenance_counts_each_kernel_set_where_runs_record_it() -> None:
     """A file whose runs name their torch CPU kernels gets a row counting them (runs written before that
     counted as not recorded); a file none of whose runs names them gets no such row."""

@@ -141,6 +141,11 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
     return lines
 
 
+def _legend(name: str, curve: dict[str, Any]) -> str:
+    """A group's legend entry: its name and how many runs its median is over ("1 run", "9 runs")."""
+    return f"{name} ({curve['runs']} run{'s' * (curve['runs'] != 1)})"
+
+
 def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: str,
                            styles: Mapping[str, Mapping[str, Any]] | None = None) -> None:
     """The median test metric of each group against the step, with its interquartile band, on ``ax``
@@ -148,7 +153,7 @@ def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: s
     (its colour, line style, marker: a chapter's colours for its configurations)."""
     for name, curve in curves.items():
         style = {"marker": "o", **(styles or {}).get(name, {})}
-        line, = ax.plot(curve["steps"], curve["median"], label=f"{name} ({curve['runs']} runs)", **style)
+        line, = ax.plot(curve["steps"], curve["median"], label=_legend(name, curve), **style)
         ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("training step")
     ax.set_ylabel(f"{metric} (median, quartiles over runs)")
@@ -165,7 +170,7 @@ def plot_loss_curves(ax: Any, curves: dict[str, dict[str, Any]], quantity: str =
         raise ValueError(f"plot_loss_curves: the {quantity} is not positive everywhere, so a log scale cannot show "
                          "it; pass log=False")
     for name, curve in curves.items():
-        line, = ax.plot(curve["steps"], curve["median"], label=f"{name} ({curve['runs']} runs)",
+        line, = ax.plot(curve["steps"], curve["median"], label=_legend(name, curve),
                         **(styles or {}).get(name, {}))
         ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("training step")

@@ -154,7 +154,8 @@ def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
     sittings = results["sittings"]
     commands = list(dict.fromkeys(" ".join(["python -m", package, *s["command"][1:]]) for s in sittings))
     commits = list(dict.fromkeys(s["git_commit"] or "unknown" for s in sittings))
-    times = "; ".join(f"{s['wall_seconds'] / 60:.0f} min on {s['engine'] or 'no engine'} ({s['runs_added']} runs)"
+    times = "; ".join(f"{s['wall_seconds'] / 60:.0f} min on {s['engine'] or 'no engine'} "
+                      f"({s['runs_added']} run{'s' * (s['runs_added'] != 1)})"
                       for s in sittings if s["wall_seconds"] is not None)
     hardware = results["hardware"]
     return [
