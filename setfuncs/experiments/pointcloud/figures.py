@@ -113,20 +113,22 @@ def plot_learning_curves(results: dict, title: str) -> Figure:
     """The sweep's learning curves by column: the median training cross-entropy over each column's
     trained runs with its interquartile band (left, log scale, lines without markers), and the median
     test accuracy at 1,000 particles at the checkpoints (right), in :func:`column_style`
-    (:mod:`~setfuncs.experiments.convergence`). The right panel's legend names the lines of both."""
+    (:mod:`~setfuncs.experiments.convergence`). One legend below both panels names the lines of
+    both (inside a panel it would hide the columns whose accuracy stays low)."""
     import matplotlib.pyplot as plt
 
     from ..convergence import checkpoint_curves, loss_curves, plot_checkpoint_curves, plot_loss_curves
 
     styles = {spec: column_style(spec) for spec in COLUMNS}
     plain = {spec: {k: v for k, v in style.items() if k in ("color", "ls")} for spec, style in styles.items()}
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 5.4), layout="constrained")
     plot_loss_curves(left, loss_curves(results, "spec"), quantity="training cross-entropy", styles=plain)
     plot_checkpoint_curves(right, checkpoint_curves(results, "spec"), f"test accuracy, n = {TABLE_SIZES[0]:,}",
                            styles=styles)
     left.set_title(title, fontsize="small")
     left.get_legend().remove()
-    right.legend(fontsize="x-small", ncols=2, loc="lower right")
+    right.get_legend().remove()
+    fig.legend(*right.get_legend_handles_labels(), fontsize="x-small", ncols=6, loc="outside lower center")
     return fig
 
 
