@@ -126,6 +126,21 @@ def test_figures_draw_what_they_are_given() -> None:
     fig = plot_against_paper(curves, {"max/max": {1000: 0.8, 100: 0.7, 50: 0.6}}, results, "ours")
     assert [len(ax.get_lines()) for ax in fig.axes] == [3, 3]   # one column, chance and the training size
 
+
+def test_the_figure_beside_the_paper_says_when_a_mean_leaves_runs_out_and_names_every_column() -> None:
+    """A column whose runs partly collapsed is the mean of the others, and the legend says of how many;
+    a column none of whose runs has an accuracy is drawn only for the paper, and still has an entry."""
+    curves = [{"spec": "max/max", "sizes": [10, 100], "mean": [0.2, 0.6], "runs": 3, "of": 3},
+              {"spec": "max/r-lse", "sizes": [10, 100], "mean": [0.1, 0.3], "runs": 1, "of": 3}]
+    paper = {spec: {1000: 0.8, 100: 0.7, 50: 0.6} for spec in ("max/max", "max/r-lse", "r-lse/r-lse")}
+    results = {"evaluation": {"sizes": [10, 100]}, "data": {"classes": 12}, "budget_parameters": {"points": 100}}
+    fig = plot_against_paper(curves, paper, results, "ours")
+    legend, = fig.legends
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "max/max", "max/r-lse (mean of 1 of 3 runs)", "r-lse/r-lse (paper only: no run of ours has an accuracy)"]
+    assert [len(ax.get_lines()) for ax in fig.axes] == [4, 5]
+    plt.close(fig)
+
     fig = plot_confusions({100: np.eye(3), 10: np.full((3, 3), 1 / 3)}, ["a", "b", "c"], "t")
     assert fig.axes[0].get_title() == "n = 100: accuracy 100%" and fig.axes[1].get_title() == "n = 10: accuracy 33%"
     plt.close("all")

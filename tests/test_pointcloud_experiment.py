@@ -163,6 +163,7 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     assert rows[0]["collapsed"] == int(top["collapsed"]) and rows[0]["mean_100"] == rows[0]["best_100"] == expected
     usable = sum(not r["collapsed"] for r in results["runs"])                 # collapsed runs draw no curve
     assert [c["sizes"] for c in accuracy_curves(results)] == [[10, 50, 60, 100, 1000]] * usable
+    assert all(c["runs"] == c["of"] == 1 for c in accuracy_curves(results))  # one run per column, kept
     for run in results["runs"]:
         run["collapsed"] = False
     assert [c["sizes"] for c in accuracy_curves(results)] == [[10, 50, 60, 100, 1000]] * 2

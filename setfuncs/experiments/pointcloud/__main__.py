@@ -61,7 +61,8 @@ def show(results: dict, args: argparse.Namespace) -> None:
     print("\nmean accuracy by population size n")
     for curve in accuracy_curves(results):
         values = "  ".join(f"{n}: {a:.1%}" for n, a in zip(curve["sizes"], curve["mean"]))
-        print(f"{curve['spec']:<13} {values}")
+        left_out = "" if curve["runs"] == curve["of"] else f"  (mean of {curve['runs']} of {curve['of']} runs)"
+        print(f"{curve['spec']:<13} {values}{left_out}")
 
 
 COMMAND_LINE = CommandLine(

@@ -138,18 +138,28 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
     :func:`~setfuncs.experiments.pointcloud.accuracy_curves` of ``results``, titled ``title``) and
     the paper's Table 2 on ModelNet40 (right, ``paper``: :func:`~setfuncs.experiments.pointcloud.paper_rows`).
     A column keeps its colour and style in both: solid for a ``max`` equivariant layer, squares for
-    the log-mean-exp columns. Chance is dotted and the training size dashed."""
+    the log-mean-exp columns. Chance is dotted and the training size dashed. One legend below names
+    every column drawn in either panel: a mean that leaves runs out says over how many of the column's
+    runs it is (:func:`~setfuncs.experiments.pointcloud.table.mean_label`), and a column drawn only for
+    the paper, none of whose runs has an accuracy, says so."""
     import matplotlib.pyplot as plt
+
+    from .table import mean_label
 
     sizes = results["evaluation"]["sizes"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 5.2), layout="constrained", sharey=True)
+    legend = []
     for spec in COLUMNS:
         style = column_style(spec)
         curve = next((c for c in curves if c["spec"] == spec), None)
         if curve is not None:
-            left.plot(curve["sizes"], curve["mean"], label=spec, **style)
+            line, = left.plot(curve["sizes"], curve["mean"], label=mean_label(curve), **style)
+            legend.append(line)
         if spec in paper:
-            right.plot(TABLE_SIZES, [paper[spec][n] for n in TABLE_SIZES], label=spec, **style)
+            line, = right.plot(TABLE_SIZES, [paper[spec][n] for n in TABLE_SIZES], label=spec, **style)
+            if curve is None:
+                line.set_label(f"{spec} (paper only: no run of ours has an accuracy)")
+                legend.append(line)
     panels = ((left, 1 / results["data"]["classes"], results["budget_parameters"]["points"], title),
               (right, 1 / 40, 1000, "paper: ModelNet40 (Table 2)"))
     for ax, chance, trained, name in panels:
@@ -160,7 +170,9 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
         ax.minorticks_off()
         ax.set_title(name, fontsize=10)
     left.set_ylabel("test accuracy")
-    fig.legend(*left.get_legend_handles_labels(), fontsize=9, ncols=6, loc="outside lower center",
+    fig.legend(legend, [line.get_label() for line in legend], fontsize=9,
+               ncols=6 if all(len(line.get_label()) <= len("r-lme/r-lme") for line in legend) else 4,
+               loc="outside lower center",
                title="grey dotted: chance; grey dashed: training size", title_fontsize=9)
     return fig
 

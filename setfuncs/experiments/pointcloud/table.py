@@ -28,7 +28,7 @@ from .budget import TABLE_SIZES
 from .sweep import EXPERIMENT, RUN_SCHEMA
 
 __all__ = ["load_results", "paper_rows", "accuracy_at", "column_runs", "pointcloud_table", "accuracy_curves",
-           "data_label", "format_table"]
+           "mean_label", "data_label", "format_table"]
 
 
 
@@ -85,16 +85,25 @@ def pointcloud_table(results: dict, paper: str | os.PathLike | None = None) -> l
 
 
 def accuracy_curves(results: dict) -> list[dict]:
-    """For every column: ``spec, sizes`` (ascending) and ``mean`` accuracy over finished runs at each size."""
+    """For every column with a run that has an accuracy: ``spec, sizes`` (ascending), ``mean`` accuracy
+    at each size over those runs, ``runs`` (how many) and ``of`` (the column's finished runs, those
+    that collapsed or diverged included), so that a figure can say when a mean leaves runs out."""
     curves = []
     for row in pointcloud_table(results):
         runs = [r for r in column_runs(results, row["spec"]) if accuracy_at(r, TABLE_SIZES[0]) is not None]
         if not runs:
             continue
         sizes = sorted(int(n) for n in runs[0]["accuracy_by_population_size"])
-        curves.append({"spec": row["spec"], "sizes": sizes,
+        curves.append({"spec": row["spec"], "sizes": sizes, "runs": len(runs), "of": row["runs"],
                        "mean": [float(np.mean([accuracy_at(r, n) for r in runs])) for n in sizes]})
     return curves
+
+
+def mean_label(curve: dict) -> str:
+    """How a curve of :func:`accuracy_curves` is named where its mean leaves runs out: ``"max/r-lse"``,
+    or ``"r-lse/r-lse (mean of 1 of 3 runs)"`` when some of the column's runs collapsed or diverged."""
+    runs, of = curve.get("runs"), curve.get("of")
+    return curve["spec"] if runs is None or runs == of else f"{curve['spec']} (mean of {runs} of {of} runs)"
 
 
 def data_label(results: dict) -> str:
