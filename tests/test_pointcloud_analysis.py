@@ -68,22 +68,32 @@ def synthetic_results() -> dict:
 
 
 def test_cost_table_equals_a_direct_computation() -> None:
+    """Accuracies over the runs that trained and did not collapse; costs over every run that trained
+    to the end, collapsed or not (it paid for its training); a column whose every run collapsed keeps
+    its row, with its costs and no accuracy."""
     results = synthetic_results()
     rows = cost_table(results)
     assert [row["spec"] for row in rows] == list(pc.COLUMNS[:4])
     for row in rows:
-        runs = [r for r in results["runs"] if r["spec"] == row["spec"] and "failure" not in r
-                and r["error"] is None and not r["collapsed"]]
+        ended = [r for r in results["runs"] if r["spec"] == row["spec"] and "failure" not in r and r["error"] is None]
+        runs = [r for r in ended if not r["collapsed"]]
         accuracy = np.array([[r["accuracy_by_population_size"][str(n)] for n in (10, 1000, 2000)] for r in runs])
-        assert row["runs"] == len(runs) and row["parameters"] == 1000 + len(row["spec"])
+        assert row["runs"] == len(ended) and row["collapsed"] == len(ended) - len(runs)
+        assert row["parameters"] == 1000 + len(row["spec"])
         assert row["acc_train"] == pytest.approx(accuracy[:, 1].mean())
         spread = accuracy[:, 1].max() - accuracy[:, 1].min()
         assert row["spread"] == (pytest.approx(spread) if len(runs) > 1 else None)
         assert row["gain_top"] == pytest.approx(accuracy[:, 2].mean() - accuracy[:, 1].mean())
         assert row["acc_10"] == pytest.approx(accuracy[:, 0].mean())
-        assert row["throughput"] == np.median([r["clouds_per_second"] for r in runs])
-        assert row["seconds"] == np.median([r["train_seconds"] for r in runs])
-    assert rows[0]["runs"] == 1 and rows[0]["spread"] is None      # one collapsed, one diverged
+        assert row["throughput"] == np.median([r["clouds_per_second"] for r in ended])
+        assert row["seconds"] == np.median([r["train_seconds"] for r in ended])
+    assert rows[0]["runs"] == 2 and rows[0]["collapsed"] == 1 and rows[0]["spread"] is None   # one of each, one diverged
+    for run in results["runs"]:
+        if run["spec"] == pc.COLUMNS[1] and run["error"] is None:
+            run["collapsed"] = True
+    every = next(row for row in cost_table(results) if row["spec"] == pc.COLUMNS[1])
+    assert every["runs"] == every["collapsed"] > 0 and every["seconds"] > 0
+    assert every["acc_train"] is every["spread"] is every["gain_top"] is every["acc_10"] is None
 
 
 def test_throughput_spread_is_the_largest_ratio_within_a_column() -> None:
