@@ -329,6 +329,9 @@ def test_the_provenance_counts_each_sittings_runs_in_words() -> None:
     rows = dict(results_module.provenance_rows(results, "setfuncs.experiments.circle"))
     times = next(value for key, value in rows.items() if "(1 run)" in value)
     assert times.count("10 min on") == 3 and "(2 runs)" in times and "(0 runs)" in times and "(1 runs)" not in times
+    assert "git commit of the code" in rows                          # one commit here; several read "git commits"
+    results["sittings"][1]["git_commit"] = "another"
+    assert "git commits of the code" in dict(results_module.provenance_rows(results, "setfuncs.experiments.circle"))
 
 
 def test_the_provenance_counts_each_kernel_set_where_runs_record_it() -> None:

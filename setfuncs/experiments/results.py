@@ -160,7 +160,7 @@ def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
     hardware = results["hardware"]
     return [
         ("command" + ("s" if len(commands) > 1 else ""), "; ".join(commands)),
-        ("git commit of the code" + ("s" if len(commits) > 1 else ""), ", ".join(commits)),
+        ("git commit" + ("s" if len(commits) > 1 else "") + " of the code", ", ".join(commits)),
         ("runs per configuration (seeds)", str(results["runs_per_configuration"])),
         ("runs: finished / diverged / collapsed / failed",
          f"{len(finished_runs(results)) - counts['diverged']} / {counts['diverged']} / {counts['collapsed']} / "
