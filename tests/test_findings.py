@@ -179,6 +179,7 @@ def test_an_interval_that_just_excludes_zero_says_so() -> None:
     assert interval_text(-0.0123, -0.0004, "+.1%") == "-1.2% to -0.04%"
     assert interval_text(0.0, 0.5, "+.2f") == "+0.00 to +0.50"
     assert interval_text(-0.0004, 0.003, ".3g") == "-0.0004 to 0.003"
+    assert bound_text(-0.0, "+.2f") == "+0.00" and bound_text(-0.0, ".1%") == "0.0%"      # no "-0"
 
 
 def test_differences_that_do_not_vary_give_no_interval_and_no_detectable_effect_never_a_zero_width() -> None:

@@ -385,10 +385,12 @@ def bound_text(value: float, spec: str) -> str:
     """``value`` in the format ``spec``, except that a fixed-point format (``f`` or ``%``) which would
     round a value that is not zero to zero shows its first significant digit instead: an interval's
     bound at :math:`-0.003` reads ``"-0.003"`` in ``".2f"``, not ``"-0.00"``, which could not tell
-    whether the interval holds 0. A bound that is 0 is shown as 0."""
+    whether the interval holds 0. A bound that is 0 is shown as 0 (never as ``-0``)."""
+    if value == 0:
+        return f"{0.0:{spec}}"
     text = f"{value:{spec}}"
     fixed = re.fullmatch(r"(.*)\.(\d+)([f%])", spec)
-    if fixed is None or value == 0 or not math.isfinite(value) or any(c in "123456789" for c in text):
+    if fixed is None or not math.isfinite(value) or any(c in "123456789" for c in text):
         return text
     magnitude = abs(value) * (100 if fixed.group(3) == "%" else 1)
     decimals = -math.floor(math.log10(magnitude))
