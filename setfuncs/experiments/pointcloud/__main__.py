@@ -18,7 +18,7 @@ from .budget import BUDGETS
 from .findings import pointcloud_findings
 from .modelnet import LAYOUT, MODELNET_URL
 from .sweep import COLUMNS, DATA_SETS, Data, load_data, sweep
-from .table import accuracy_curves, data_label, format_table, load_results, pointcloud_table
+from .table import accuracy_curves, data_label, format_table, load_results, mean_note, pointcloud_table
 
 
 def data_arguments(run: argparse.ArgumentParser) -> None:
@@ -61,8 +61,8 @@ def show(results: dict, args: argparse.Namespace) -> None:
     print("\nmean accuracy by population size n")
     for curve in accuracy_curves(results):
         values = "  ".join(f"{n}: {a:.1%}" for n, a in zip(curve["sizes"], curve["mean"]))
-        left_out = "" if curve["runs"] == curve["of"] else f"  (mean of {curve['runs']} of {curve['of']} runs)"
-        print(f"{curve['spec']:<13} {values}{left_out}")
+        note = mean_note(curve)
+        print(f"{curve['spec']:<13} {values}" + (f"  ({note})" if note else ""))
 
 
 COMMAND_LINE = CommandLine(

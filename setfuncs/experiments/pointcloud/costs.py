@@ -18,6 +18,11 @@ from .sweep import COLUMNS
 __all__ = ["cost_table", "throughput_spread"]
 
 
+def _ended_runs(results: dict, spec: str) -> list[dict]:
+    """The runs of column ``spec`` that trained to the end, collapsed or not (they paid for all their steps)."""
+    return [r for r in results["runs"] if r["spec"] == spec and run_status(r) in ("trained", "collapsed")]
+
+
 def cost_table(results: dict) -> list[dict]:
     """One row per column of :data:`~setfuncs.experiments.pointcloud.COLUMNS` with runs that trained
     to the end (collapsed or not; a diverged run has no accuracy and no full training time), in that order.
@@ -33,7 +38,7 @@ def cost_table(results: dict) -> list[dict]:
     top = max(results["evaluation"]["sizes"])
     rows = []
     for spec in COLUMNS:
-        ended = [r for r in results["runs"] if r["spec"] == spec and run_status(r) in ("trained", "collapsed")]
+        ended = _ended_runs(results, spec)
         if not ended:
             continue
         runs = [r for r in ended if run_status(r) == "trained"]
@@ -55,6 +60,5 @@ def cost_table(results: dict) -> list[dict]:
 def throughput_spread(results: dict) -> float:
     """The largest ratio of the fastest to the slowest run of one column that trained to the end,
     collapsed or not (clouds per second), over the columns: how much the machine's load varied between runs."""
-    speeds = [[r["clouds_per_second"] for r in results["runs"]
-               if r["spec"] == spec and run_status(r) in ("trained", "collapsed")] for spec in COLUMNS]
+    speeds = [[r["clouds_per_second"] for r in _ended_runs(results, spec)] for spec in COLUMNS]
     return max(max(v) / min(v) for v in speeds if v)

@@ -140,11 +140,11 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
     A column keeps its colour and style in both: solid for a ``max`` equivariant layer, squares for
     the log-mean-exp columns. Chance is dotted and the training size dashed. One legend below names
     every column drawn in either panel: a mean that leaves runs out says over how many of the column's
-    runs it is (:func:`~setfuncs.experiments.pointcloud.table.mean_label`), and a column drawn only for
+    runs it is (:func:`~setfuncs.experiments.pointcloud.table.mean_note`), and a column drawn only for
     the paper, none of whose runs has an accuracy, says so."""
     import matplotlib.pyplot as plt
 
-    from .table import mean_label
+    from .table import mean_note
 
     sizes = results["evaluation"]["sizes"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 5.2), layout="constrained", sharey=True)
@@ -153,7 +153,8 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
         style = column_style(spec)
         curve = next((c for c in curves if c["spec"] == spec), None)
         if curve is not None:
-            line, = left.plot(curve["sizes"], curve["mean"], label=mean_label(curve), **style)
+            note = mean_note(curve)
+            line, = left.plot(curve["sizes"], curve["mean"], label=f"{spec} ({note})" if note else spec, **style)
             legend.append(line)
         if spec in paper:
             line, = right.plot(TABLE_SIZES, [paper[spec][n] for n in TABLE_SIZES], label=spec, **style)
@@ -171,7 +172,7 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
         ax.set_title(name, fontsize=10)
     left.set_ylabel("test accuracy")
     fig.legend(legend, [line.get_label() for line in legend], fontsize=9,
-               ncols=6 if all(len(line.get_label()) <= len("r-lme/r-lme") for line in legend) else 4,
+               ncols=6 if all(line.get_label() in COLUMNS for line in legend) else 4,      # long labels: fewer columns
                loc="outside lower center",
                title="grey dotted: chance; grey dashed: training size", title_fontsize=9)
     return fig

@@ -28,7 +28,7 @@ from .budget import TABLE_SIZES
 from .sweep import EXPERIMENT, RUN_SCHEMA
 
 __all__ = ["load_results", "paper_rows", "accuracy_at", "column_runs", "pointcloud_table", "accuracy_curves",
-           "mean_label", "data_label", "format_table"]
+           "mean_note", "data_label", "format_table"]
 
 
 
@@ -99,11 +99,11 @@ def accuracy_curves(results: dict) -> list[dict]:
     return curves
 
 
-def mean_label(curve: dict) -> str:
-    """How a curve of :func:`accuracy_curves` is named where its mean leaves runs out: ``"max/r-lse"``,
-    or ``"r-lse/r-lse (mean of 1 of 3 runs)"`` when some of the column's runs collapsed or diverged."""
+def mean_note(curve: dict) -> str:
+    """What a curve of :func:`accuracy_curves` leaves out: ``""``, or ``"mean of 1 of 3 runs"`` when some
+    of the column's runs collapsed or diverged (a figure's legend and the ``table`` command show it)."""
     runs, of = curve.get("runs"), curve.get("of")
-    return curve["spec"] if runs is None or runs == of else f"{curve['spec']} (mean of {runs} of {of} runs)"
+    return "" if runs is None or runs == of else f"mean of {runs} of {of} runs"
 
 
 def data_label(results: dict) -> str:
