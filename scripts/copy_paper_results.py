@@ -23,9 +23,11 @@ def main(source: Path) -> None:
     raw = source.read_bytes()
     record = {
         "provenance": {
-            "what": "The paper's own numbers (Soelch et al. 2019: Table 1, Table 2, Figure 3 findings, "
+            "what": "The paper's own numbers (Soelch et al. 2019: Table 1, Table 2, Figure 4 findings, "
                     "Section 4.4 findings), copied verbatim under 'paper'; no code of this repository "
-                    "computed them. Chapters label them as the paper's.",
+                    "computed them. Chapters label them as the paper's. The transcription calls the "
+                    "mixture figure 'Figure 3' and the attention figure 'Figure 4'; the paper numbers "
+                    "them 4 and 5 (its Figure 3 is the circle example beside Table 1), and so does the book.",
             "source": "shared/paper/results.json, the project's transcription of the paper's tables and "
                       "findings (outside this repository)",
             "command": "python scripts/copy_paper_results.py " + " ".join(sys.argv[1:]),

@@ -1,5 +1,5 @@
 """Chapter 9's analysis and figures: the forward-hook capture of the first layer, the regrouping of
-runs by equivariant aggregation, Figure 3b over both grids, and the EM reference comparison."""
+runs by equivariant aggregation, Figure 4b over both grids, and the EM reference comparison."""
 
 from __future__ import annotations
 

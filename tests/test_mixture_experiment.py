@@ -1,5 +1,5 @@
 """The mixture-weights experiment (Section 4.2): one run, the learning signal, the sweep's results
-file, the peak-performance statistics of Figure 3b and the command line."""
+file, the peak-performance statistics of Figure 4b and the command line."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ SESSIONS: list[tuple[str, str, dict[str, str | list[str]]]] = [
                        "Why LSE models stay at the start, and what fixes it", "The paper's findings, tested"]}),
     ("4.2", "Experiments 3 and 4, and choosing an aggregation", {
         "10_point_clouds": ["The data", "The model", "Table 2", "The paper's findings, tested", "Discussion"],
-        "11_attention": ["From a canvas to a population", "Two localisers", "Figure 4 in numbers",
+        "11_attention": ["From a canvas to a population", "Two localisers", "Figure 5 in numbers",
                          "The paper's findings, tested", "Discussion"]}),
 ]
 

@@ -7,7 +7,7 @@ m_R` of a group's runs (lower is better), :func:`batch_peaks` draws ``bootstraps
 .. math:: \text{peak}_b = \min_{j \in \text{batch}_b} m_j, \qquad b = 1, \dots, \text{bootstraps},
 
 and :func:`median_peak` is their median: the paper's *median best MSE* of Table 1 (batches of 20)
-and the peak :math:`P` of Figure 3b's findings (batches of 5). Unlike the best of all runs, it does
+and the peak :math:`P` of Figure 4b's findings (batches of 5). Unlike the best of all runs, it does
 not grow better with the number of runs.
 
 **Which runs are ranked.** Only a trained run (:func:`~setfuncs.experiments.schema.run_status`)

@@ -1,11 +1,11 @@
-"""The spatial-attention experiment (Section 4.4, Figure 4 of the paper).
+"""The spatial-attention experiment (Section 4.4, Figure 5 of the paper).
 
 Multi-digit canvases (``canvas``) and particle populations sampled from them (``particles``);
 the spatial transformer (``transformer``); the image and set-based localisers (``localisers``);
 Attend-Infer-Repeat and its ELBO (``air``); training (``train``), evaluation at several population
 sizes (``evaluate``), the budgets (``budget``), the sweep (``sweep``), the table and the paper's
 table (``table``), the paper's findings with intervals and verdicts (``findings``), where our protocol
-differs from the paper's (``differences``) and Figure 4 (``plots``, imported on first use: it needs matplotlib, which a
+differs from the paper's (``differences``) and Figure 5 (``plots``, imported on first use: it needs matplotlib, which a
 sweep on a headless node does not). Command line: ``python -m setfuncs.experiments.attention``.
 """
 

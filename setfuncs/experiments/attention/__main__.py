@@ -1,4 +1,4 @@
-"""Command line of the spatial-attention experiment (Section 4.4, Figure 4 of the paper).
+"""Command line of the spatial-attention experiment (Section 4.4, Figure 5 of the paper).
 
     python -m setfuncs.experiments.attention sweep --budget medium --runs 2 --jobs 2 \
         --out results/attention-medium.json
@@ -47,7 +47,7 @@ def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Da
 
 
 def show(results: dict, args: argparse.Namespace) -> None:
-    """Print Figure 4's numbers per localiser, then the paper's findings next to ours."""
+    """Print Figure 5's numbers per localiser, then the paper's findings next to ours."""
     params = results["budget_parameters"]
     print(f"ours: {results['data']['source']} canvases, budget {results['budget']}, trained at "
           f"{params['particles']} particles, {results['runs_per_configuration']} seed(s) per localiser; "
@@ -68,7 +68,7 @@ COMMAND_LINE = CommandLine(
                                    "sweep (the README gives its wall time); full: a paper-like scale, hours per run "
                                    "on a CPU core",
                        runs_help="runs (seeds) per configuration", specs=SPECS, arguments=data_arguments, data=data),
-    table=TableCommand(load_results, show, help="print Figure 4's numbers from a results file",
+    table=TableCommand(load_results, show, help="print Figure 5's numbers from a results file",
                        description="Print, per localiser, the mean test ELBO over seeds at every "
                                    "population size, count accuracy, box IoU and weights, then "
                                    "the paper's findings next to ours.",

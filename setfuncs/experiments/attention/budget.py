@@ -39,7 +39,7 @@ from ..sweeps import TrainingBudget
 
 __all__ = ["POPULATION_SIZES", "READOUTS", "Budget", "QUICK", "MEDIUM", "EARLIER_MEDIUM", "FULL", "BUDGETS"]
 
-#: The test population sizes of Figure 4 (the set localisers are trained at ``Budget.particles``).
+#: The test population sizes of Figure 5 (the set localisers are trained at ``Budget.particles``).
 POPULATION_SIZES = (5, 20, 200, 1000)
 #: Readouts of the recurrent aggregations — the paper's backward LSTM over the reads, or the last read.
 READOUTS = ("backward", "last")

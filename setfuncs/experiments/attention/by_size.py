@@ -2,7 +2,7 @@
 
 :func:`~setfuncs.experiments.attention.attention_table` gives both at the training size only; a set
 localiser was tested at every size of the sweep, and how its counts and boxes degrade with fewer
-particles is what Figure 4a shows.
+particles is what Figure 5a shows.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 r"""Where a spatial-attention sweep's protocol differs from the paper's (Section 4.4), axis by axis.
 
 :func:`protocol_differences` gives one :class:`~setfuncs.experiments.differences.Difference` per
-axis of :data:`AXES`. The paper's column gives what Section 4.4 and Figure 4 state (and, for the
+axis of :data:`AXES`. The paper's column gives what Section 4.4 and Figure 5 state (and, for the
 readout of recurrent aggregations, Section 3.2); the paper has no appendix, so every other axis is
 "not stated" and its status ``unknown``. Our column is read from the results
 file: ``budget_parameters``, ``data``, ``optimizer`` and ``seeds``.
@@ -10,7 +10,7 @@ Statuses that are decided, not unknown:
 
 * *data*: ``same`` for MNIST digits, ``kept`` for scikit-learn's (the offline default);
 * *training particles* and *test population sizes*: ``same`` when they equal the paper's
-  :data:`PAPER_PARTICLES` and Figure 4's :data:`~setfuncs.experiments.attention.budget.POPULATION_SIZES`;
+  :data:`PAPER_PARTICLES` and Figure 5's :data:`~setfuncs.experiments.attention.budget.POPULATION_SIZES`;
 * *readout of recurrent aggregations*: ``kept`` for readout ``"last"`` (the earlier sweep,
   :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM`), ``removed`` for the paper's
   ``"backward"`` (:data:`~setfuncs.experiments.attention.budget.MEDIUM`, the committed sweep's).
@@ -148,7 +148,7 @@ def protocol_differences(results: dict) -> list[Difference]:
         _unknown("glimpse size", f"{p['glimpse_size']} × {p['glimpse_size']} pixels"),
         _unknown("z_what size", f"{p['what_features']} dimensions"),
         _sizes_row("training particles", (PAPER_PARTICLES,), (p["particles"],), "Section 4.4"),
-        _sizes_row("test population sizes", POPULATION_SIZES, tuple(p["eval_sizes"]), "Figure 4"),
+        _sizes_row("test population sizes", POPULATION_SIZES, tuple(p["eval_sizes"]), "Figure 5"),
         _unknown("optimiser and learning rate", f"{_read(results, 'optimizer.name')}, learning rate {p['lr']:g}"),
         _unknown("gradient clipping", f"gradient norm of the per-pixel loss clipped at {p['clip']:g}"),
         _readout_row(p["readout"]),

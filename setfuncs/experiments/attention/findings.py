@@ -1,4 +1,4 @@
-r"""The paper's findings on Figure 4, tested on a sweep's runs paired by seed (:mod:`setfuncs.experiments.findings`).
+r"""The paper's findings on Figure 5, tested on a sweep's runs paired by seed (:mod:`setfuncs.experiments.findings`).
 
 The paper states three findings (its ``results/paper-results.json``); we test each on the runs
 that neither diverged nor failed, every comparison paired by seed:

@@ -1,4 +1,4 @@
-r"""Figure 4: bounding-box samples on test canvases (4a) and test ELBO against population size (4b)."""
+r"""Figure 5: bounding-box samples on test canvases (4a) and test ELBO against population size (4b)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def box_samples(model: AIR, canvases: np.ndarray, n: int | None, samples: int, s
 
 def plot_boxes(model: AIR, canvases: np.ndarray, sizes: Sequence[int | None], samples: int = 8, seed: int = 0,
                show_particles: bool = True) -> Figure:
-    """Figure 4a: a grid of canvases (rows) by population sizes (columns), each with ``samples``
+    """Figure 5a: a grid of canvases (rows) by population sizes (columns), each with ``samples``
     sampled bounding boxes (step 1 red, 2 cyan, 3 yellow) and one population's particles."""
     colours = ("tab:red", "tab:cyan", "gold")
     fig, axes = plt.subplots(len(canvases), len(sizes), figsize=(1.8 * len(sizes), 1.8 * len(canvases)),
@@ -66,7 +66,7 @@ def plot_boxes(model: AIR, canvases: np.ndarray, sizes: Sequence[int | None], sa
 
 
 def plot_elbo_curves(curves: dict, ax: plt.Axes | None = None) -> Figure:
-    """Figure 4b from :func:`~setfuncs.experiments.attention.table.elbo_curves`: mean test ELBO
+    """Figure 5b from :func:`~setfuncs.experiments.attention.table.elbo_curves`: mean test ELBO
     against population size (log axis) for every set aggregation (learnable ones solid, plain
     dashed), a dashed vertical line at the training size and a dashed horizontal line at the image
     localiser's ELBO."""

@@ -1,4 +1,4 @@
-r"""Runs and sweeps of the spatial-attention experiment (Figure 4 of the paper).
+r"""Runs and sweeps of the spatial-attention experiment (Figure 5 of the paper).
 
 **Configurations.** :data:`SPECS`: ``"image"``, the original AIR localiser (the baseline), and the
 set-based localiser with the plain aggregations ``mean``, ``max``, ``sum``, ``lse`` and the

@@ -1,4 +1,4 @@
-r"""Figure 4's numbers from a sweep's results file.
+r"""Figure 5's numbers from a sweep's results file.
 
 :func:`attention_table`: one row per configuration -- runs, failed runs, localiser weights, mean
 test ELBO over seeds at every population size (the image localiser has one value), the count

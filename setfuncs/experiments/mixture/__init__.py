@@ -1,9 +1,9 @@
-"""The mixture-weights experiment (Section 4.2, Figure 3 of the paper).
+"""The mixture-weights experiment (Section 4.2, Figure 4 of the paper).
 
 Populations from two-component 2-D Gaussian mixtures (``data``); Deep Sets that output a Beta
 distribution over the smaller mixture weight (``loss``); the batched EM baseline (``em``); the
-bootstrap KDE metric against EM and the estimator curves of Figure 3a (``metric``); the
-sweep of the paper's 36 configurations and the 20 with log-mean-exp (``sweep``) and the peak-performance violins of Figure 3b with a text table
+bootstrap KDE metric against EM and the estimator curves of Figure 4a (``metric``); the
+sweep of the paper's 36 configurations and the 20 with log-mean-exp (``sweep``) and the peak-performance violins of Figure 4b with a text table
 (``table``). Command line: ``python -m setfuncs.experiments.mixture``.
 """
 

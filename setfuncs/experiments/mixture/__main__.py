@@ -1,4 +1,4 @@
-"""Command line of the mixture-weights experiment (Section 4.2, Figure 3 of the paper).
+"""Command line of the mixture-weights experiment (Section 4.2, Figure 4 of the paper).
 
     python -m setfuncs.experiments.mixture sweep --budget quick --runs 2 --jobs 2 --out results/mixture-quick.json
     python -m setfuncs.experiments.mixture table results/mixture-quick.json [--paper results/paper-results.json]
@@ -36,7 +36,7 @@ COMMAND_LINE = CommandLine(
                 "configurations (4 plain/recurrent settings x 3x3 aggregations) and the 20 with log-mean-exp "
                 "in place of LSE to output a "
                 "Beta distribution over the smaller weight of a 2-component Gaussian mixture, "
-                "score them against EM, then print the peak-performance table of Figure 3b.",
+                "score them against EM, then print the peak-performance table of Figure 4b.",
     sweep=SweepCommand(sweep, BUDGETS, "score each against EM on fixed test populations",
                        budget_help="quick: 1,000 steps at width 32; medium: 2,500 steps at width 48, 64 test "
                                    "populations (the committed sweep; the README gives its wall time); full: "
@@ -45,7 +45,7 @@ COMMAND_LINE = CommandLine(
     table=TableCommand(load_results, show, help="print the peak-performance table from a results file",
                        description="Print, per aggregation group (equivariant or final; "
                                    "plain or recurrent), the distribution of the best "
-                                   "metric in bootstrap batches of runs (Figure 3b's "
+                                   "metric in bootstrap batches of runs (Figure 4b's "
                                    "violins), then the metric per population size.",
                        paper_help="results/paper-results.json (the paper's numbers), to print its findings below ours",
                        arguments=partial(add_bootstrap_arguments, batch_size=5, statistic="the peak performance")))

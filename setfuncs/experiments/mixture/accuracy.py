@@ -1,6 +1,6 @@
 r"""Point accuracy against the KDE metric, per equivariant aggregation: accurate, but too sure?
 
-The metric of Figure 3b scores the *distribution* of a network's estimates against EM's; a network
+The metric of Figure 4b scores the *distribution* of a network's estimates against EM's; a network
 can be the better point estimator (a smaller mean absolute error of its Beta mean,
 :math:`\frac1P \sum_p |\hat w_p - w_p|`) and still lose on the metric, when its Beta is too narrow
 to put density on the truth. This regroups the sweep's runs by the aggregation in their

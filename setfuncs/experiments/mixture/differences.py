@@ -12,7 +12,7 @@ KDE's bandwidth, how a run's metric summarises its test populations, nor anythin
 budget (the training rows are those of the circle's table,
 :func:`~setfuncs.experiments.circle.differences.training_differences`).
 
-**Which axes a claim depends on** (:data:`CLAIM_AXES`). The three claims of Figure 3b compare
+**Which axes a claim depends on** (:data:`CLAIM_AXES`). The three claims of Figure 4b compare
 trained models by a metric relative to EM, so each depends on
 
 * every axis of training (:data:`~setfuncs.experiments.circle.differences.TRAINING_AXES`): the
@@ -54,7 +54,7 @@ PAPER_WEIGHT_RANGE = (0.05, 0.95)
 PAPER_POPULATION_SIZE = 100
 #: Section 4.2 — "gathering 100 estimates each from EM and the model for each population size".
 PAPER_BOOTSTRAPS = 100
-#: Section 4.2 and Figure 3b — "the peak performance for batches of 5 experiments".
+#: Section 4.2 and Figure 4b — "the peak performance for batches of 5 experiments".
 PAPER_PEAK_BATCH = 5
 
 _DATA_AXES = ("mixture components", "weights range", "means", "component variance", "training population sizes",
@@ -128,7 +128,7 @@ def _metric(results: Mapping[str, Any]) -> list[Difference]:
     test_size = header_field(results, "mixture", "test_population_size")
     return [
         _stated("test population size", PAPER_POPULATION_SIZE, test_size, f"{PAPER_POPULATION_SIZE}", f"{test_size}"),
-        Difference("violin population size", f"{NOT_STATED} (estimates at every population size, Figure 3a)",
+        Difference("violin population size", f"{NOT_STATED} (estimates at every population size, Figure 4a)",
                    f"n = {header_field(metric, 'violin_size')} (the metric is recorded at n = "
                    f"{', '.join(str(n) for n in header_field(results, 'budget_parameters', 'test_population_sizes'))})",
                    "unknown", f"the paper's population size, {PAPER_POPULATION_SIZE}"),
@@ -163,7 +163,7 @@ def _runs(results: Mapping[str, Any]) -> list[Difference]:
     return [
         Difference("configurations",
                    f"mean, max and LSE, plain or learnable, in the equivariant layers and the final aggregation "
-                   f"(Figure 3b); the grid of runs {NOT_STATED}",
+                   f"(Figure 4b); the grid of runs {NOT_STATED}",
                    f"{len(paper & ran)} configurations of the circle's grid and {len(ran - paper)} with log-mean-exp "
                    f"in place of LSE", "unknown"),
         Difference("seeds and runs per configuration", NOT_STATED,

@@ -1,4 +1,4 @@
-"""Chapter 9's figures: example populations, Figure 3a's estimates against the population size, the
+"""Chapter 9's figures: example populations, Figure 4a's estimates against the population size, the
 first layer's pre-activations, and the metric of the sweep's runs against the population size.
 
 matplotlib is imported inside each function, so importing the module needs only numpy and torch.
@@ -81,7 +81,7 @@ def plot_populations(examples: Mixtures) -> Figure:
 
 def plot_estimator_curves(population: Tensor, truth: float, curves: Mapping[str, dict], specs: Mapping[str, str],
                           budget_name: str) -> Figure:
-    """Figure 3a: the test ``population`` ``[M, 2]`` (whose smaller weight is ``truth``), then one
+    """Figure 4a: the test ``population`` ``[M, 2]`` (whose smaller weight is ``truth``), then one
     panel per setting of ``curves`` (setting -> :func:`~setfuncs.experiments.mixture.estimator_curve`):
     the median estimate of the model (``specs[setting]``) and of EM against the population size,
     with their 50 % and 90 % intervals as bands and the truth dashed."""

@@ -1,4 +1,4 @@
-r"""The paper's findings on Figure 3b, tested on a sweep's runs paired by seed (:mod:`setfuncs.experiments.findings`).
+r"""The paper's findings on Figure 4b, tested on a sweep's runs paired by seed (:mod:`setfuncs.experiments.findings`).
 
 A run's metric is the log ratio of EM's score to the model's at :math:`n = 100` (lower is better;
 negative: EM is outperformed), summarised over the test populations by their median (the file's

@@ -146,7 +146,7 @@ def _summary(estimates: np.ndarray) -> dict[str, np.ndarray]:
 def estimator_curve(model: nn.Module, population: Tensor, sizes: Sequence[int],
                     bootstraps: int = BOOTSTRAPS, seed: int = 0) -> dict:
     """How the model's and EM's estimates of one population develop with the population size
-    (the paper's Figure 3a).
+    (the paper's Figure 4a).
 
     For every ``n`` in ``sizes``: ``bootstraps`` subsamples of ``n`` particles (with replacement)
     of ``population [M, 2]``, estimated by the model (Beta mean) and by EM.

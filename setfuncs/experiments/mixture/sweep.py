@@ -1,4 +1,4 @@
-r"""Training and evaluation of the mixture-weights experiment (Figure 3 of the paper).
+r"""Training and evaluation of the mixture-weights experiment (Figure 4 of the paper).
 
 **Configurations.** As in the circle experiment (:mod:`setfuncs.experiments.sweeps`): four
 settings (equivariant / final aggregation, each plain or recurrent) times the 3 x 3 combinations

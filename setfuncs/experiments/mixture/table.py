@@ -1,4 +1,4 @@
-r"""Figure 3b of the paper from a sweep's results file (:func:`~setfuncs.experiments.mixture.sweep.sweep`).
+r"""Figure 4b of the paper from a sweep's results file (:func:`~setfuncs.experiments.mixture.sweep.sweep`).
 
 **Peak performance** (the paper's violins). Group the runs by one aggregation of the model, either
 the aggregation inside the equivariant layers (``by="equivariant"``, the figure's top row) or the
@@ -47,7 +47,7 @@ def load_results(path: str | os.PathLike) -> dict:
 
 
 def paper_findings(path: str | os.PathLike) -> list[str]:
-    """The paper's qualitative findings for Figure 3 from its ``results/paper-results.json``."""
+    """The paper's qualitative findings for Figure 4 from its ``results/paper-results.json``."""
     return list(load_paper(path)["gmm_mixture_weights"]["findings"])
 
 

@@ -1,4 +1,4 @@
-r"""Figure 3b over both grids: the paper's violins (mean, max, LSE) beside log-mean-exp's.
+r"""Figure 4b over both grids: the paper's violins (mean, max, LSE) beside log-mean-exp's.
 
 The paper's grid gives the groups of mean, max and LSE; the grid with log-mean-exp in place of LSE
 adds the log-mean-exp groups (its mean and max groups repeat the paper's). Each group's violin is
@@ -41,7 +41,7 @@ def violin_table(results: dict, batch_size: int = 5, bootstraps: int = 1000, see
 
 
 def plot_violins(groups: Mapping[str, list[dict]], batch_size: int = 5) -> Figure:
-    """Figure 3b: one panel per grouping (``groups``: grouping -> :func:`violin_groups`), for every
+    """Figure 4b: one panel per grouping (``groups``: grouping -> :func:`violin_groups`), for every
     group a violin of the peaks of batches of ``batch_size`` runs with its median, plain in orange
     and learnable in green, on a symmetric-log axis with plain tick labels
     (:func:`~setfuncs.experiments.mixture.figures.plain_symlog_axis`) and a line at 0 (below it the networks beat EM). A
