@@ -437,6 +437,27 @@ def test_pointcloud_findings_count_a_collapsed_run_at_its_accuracy_except_in_the
     assert len(twins) == 3 and all(row["seeds"] == 10 and row["estimate"] > 0.5 for row in twins)
 
 
+def test_pointcloud_max_equivariant_claim_pairs_each_learnable_equivariant_column_with_its_max_twin() -> None:
+    """The claim compares each of the four columns with learnable equivariant layers with the
+    max-equivariant column of the same final aggregation, per seed; swapping the two runs of every
+    pair negates d_s, which is what makes it symmetric about 0 under the null (a difference of the
+    means of six and four columns would not be)."""
+    accuracy = {spec: (0.80, 0.70, 0.60) for spec in set(variant_columns("paper")) | set(variant_columns("lme"))}
+    results = pointcloud_runs(accuracy)
+    at = {(run["spec"], run["seed"]): run["accuracy_by_population_size"]["1000"] for run in results["runs"]}
+    crucial = next(c for c in pointcloud_claims(results, PAPER, "paper") if "seem crucial" in c.claim)
+    pairs = [("max/r-sum", "r-sum/r-sum"), ("max/r-max", "r-max/r-max"), ("max/r-lse", "r-lse/r-lse"),
+             ("max/q-sum", "q-sum/q-sum")]
+    expected = [np.mean([at[(a, s)] - at[(b, s)] for a, b in pairs]) for s in range(10)]
+    assert crucial.parts[0].differences == pytest.approx(expected)
+    for run in results["runs"]:                                   # swap every pair's outcomes within each seed
+        for a, b in pairs:
+            if run["spec"] in (a, b):
+                run["accuracy_by_population_size"]["1000"] = at[(b if run["spec"] == a else a, run["seed"])]
+    swapped = next(c for c in pointcloud_claims(results, PAPER, "paper") if "seem crucial" in c.claim)
+    assert swapped.parts[0].differences == pytest.approx(-np.array(expected))
+
+
 @pytest.mark.parametrize("lme_gain, better", [(0.1, "log-mean-exp"), (-0.1, "LSE")])
 def test_pointcloud_lme_against_lse_pairs_each_lse_column_with_its_twin_at_every_size(lme_gain: float,
                                                                                       better: str) -> None:
