@@ -118,6 +118,22 @@ def test_rank_agreement_is_spearman_over_the_shared_columns() -> None:
     assert rows[1]["order"] == sorted(specs, key=lambda s: -next(r["mean_50"] for r in table if r["spec"] == s))
 
 
+def test_rank_agreement_says_which_columns_it_left_out() -> None:
+    """A column with no mean at some size (every run collapsed) and the columns without runs are named,
+    and the correlation runs over the others only."""
+    specs = sf.TABLE2_SPECS[:4]
+    table = [{"spec": s, "mean_50": 0.1 * (i + 1), "mean_1000": 0.2 * (i + 1)} for i, s in enumerate(specs)]
+    collapsed = sf.TABLE2_SPECS[4]
+    table.append({"spec": collapsed, "mean_50": None, "mean_1000": None})
+    paper = {s: {50: 0.1 * (i + 1), 1000: 1 - 0.1 * i} for i, s in enumerate(sf.TABLE2_SPECS)}
+    rows = rank_agreement(table, paper, (1000, 50))
+    for row in rows:
+        assert row["columns"] == list(specs)
+        assert row["left_out"] == [s for s in sf.TABLE2_SPECS if s not in specs]
+        assert collapsed in row["left_out"] and not set(row["columns"]) & set(row["left_out"])
+    assert rows[0]["rho"] == pytest.approx(-1.0) and rows[1]["rho"] == pytest.approx(1.0)
+
+
 def test_figures_draw_what_they_are_given() -> None:
     clouds, labels, names = pc.synthetic_shapes(1, "train", points=100, seed=0)
     fig = plot_clouds(clouds, labels, names)
