@@ -531,4 +531,4 @@ def test_attention_findings_leave_out_failed_runs() -> None:
     assert len(kept) == len(variant_specs("paper")) - 1
     others = [np.mean([r["evaluation"]["1000"]["box_iou"] - r["evaluation"]["5"]["box_iou"] for r in results["runs"]
                        if r["spec"] in variant_specs("paper") and r["seed"] == s]) for s in range(1, 10)]
-    assert tighter.estimate == pytest.approx(np.mean([seed0, *others]))
+    assert tighter.estimate == pytest.approx(np.median([seed0, *others]))   # a level claim: the median, sign test

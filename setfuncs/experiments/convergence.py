@@ -9,8 +9,10 @@ the second-to-last checkpoint to the last,
 
 .. math:: d_s = \pm\,(v_{s,\text{last}} - v_{s,\text{before}}),
 
-signed so that a positive :math:`d_s` is an improvement, tested two-sided by sign flips over seeds
-with one Holm correction over the groups (:func:`~setfuncs.experiments.findings.compare_pairs`). A
+signed so that a positive :math:`d_s` is an improvement, tested two-sided by the exact sign test over
+seeds (a change against zero: no pairing of configurations makes it symmetric, so the test is of its
+median, :func:`~setfuncs.experiments.paired.sign_test`) with one Holm correction over the groups
+(:func:`~setfuncs.experiments.findings.compare_pairs`). A
 group whose metric is "still improving" has not converged at this budget; "undecided" says the
 seeds cannot tell a change from none, not that the group has converged. :func:`loss_curves` gives
 the same median and quartiles of the training loss over the learning curve's windows. Runs that diverged,
@@ -101,13 +103,13 @@ def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]
         if len(by_seed) >= 2:
             seeds = sorted(by_seed)
             comparisons[name] = Comparison(name, tuple(seeds), np.array([np.mean(by_seed[s]) for s in seeds]))
-    return compare_pairs(comparisons, ("still improving", "getting worse"))
+    return compare_pairs(comparisons, ("still improving", "getting worse"), test="sign")
 
 
 def late_change_lines(results: dict, group: str, metric: str, higher_is_better: bool,
                       noun: str | None = None) -> list[str]:
     """What a chapter prints under its learning curves: per group of :func:`late_change`, the median
-    ``metric`` at the last two checkpoints, the paired change per seed with its 95 % interval
+    ``metric`` at the last two checkpoints, the median over seeds of the change with its 95 % interval
     (:func:`~setfuncs.experiments.findings.interval_text`: none where every seed changed alike), the
     Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
     file's budget (one line saying so where no group has runs of two seeds), and one naming the groups
@@ -127,7 +129,7 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
         curve = curves[row["label"]]
         (before, last), (m_before, m_last) = curve["steps"][-2:], curve["median"][-2:]
         lines.append(f"{row['label']:{width}s} {metric}, step {before:,} -> {last:,}: median {m_before:.4g} -> "
-                     f"{m_last:.4g}; improvement per seed {row['estimate']:.3g}, 95 % interval "
+                     f"{m_last:.4g}; median improvement over seeds {row['estimate']:.3g}, 95 % interval "
                      f"{interval_text(row['low'], row['high'])} ({row['seeds']} seeds), Holm-adjusted p "
                      f"{row['adjusted']:.3g}: {row['better']}")
     still = [row["label"] for row in rows if row["better"] == "still improving"]

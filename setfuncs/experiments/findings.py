@@ -5,13 +5,20 @@ A claim is tested on **comparisons paired by seed** (:class:`Comparison`): two c
 trained with the same seed see the same training stream, so a comparison is the list of per-seed
 differences :math:`d_s` of a statistic, oriented so that the claim says their mean is positive
 (a claim of "on par or better" adds its ``margin``: :math:`d_s + \text{margin}`). Each comparison
-is tested with the exact **sign-flip test** (:func:`~setfuncs.experiments.paired.sign_flip_test`)
-in both directions, and its estimate is the mean difference with Student's 95 % interval
-(:func:`~setfuncs.experiments.paired.t_interval`).
+of configurations is tested with the exact **sign-flip test**
+(:func:`~setfuncs.experiments.paired.sign_flip_test`) in both directions, and its estimate is the
+mean difference with Student's 95 % interval (:func:`~setfuncs.experiments.paired.t_interval`):
+under the null the two configurations are exchangeable within a seed, so :math:`d_s` is symmetric
+about 0, which is what the sign-flip test needs. A claim about one group's own level
+(:attr:`Claim.comparative` False) or with a margin has no such symmetry; it is tested with the
+exact **sign test** of the median (:func:`~setfuncs.experiments.paired.sign_test`), and its estimate
+is the median with the distribution-free interval from order statistics
+(:func:`~setfuncs.experiments.paired.median_interval`); its measure says so.
 
 **Claims made of several comparisons.** "X is the best" is "X beats each of the others": every
 part must hold, so its p-value in the claim's direction is the largest of its parts' (an
-intersection-union test, exact at the level without a correction), and the opposite (some part
+intersection-union test, valid at the level without a correction, conservative away from the
+boundary), and the opposite (some part
 fails significantly) is the smallest opposite p-value times the number of parts (Bonferroni). A
 claim that holds if *any* part does ("does not improve at every step") swaps the two rules.
 
@@ -20,8 +27,8 @@ the claim's error budget :math:`\alpha` is split: a share :data:`CLAIM_SHARE` fo
 claim, the rest for deciding its opposite. The claim's p-value is
 :math:`p = \min(1, p_\text{claim}/w, p_\text{opposite}/(1 - w))` with :math:`w` = :data:`CLAIM_SHARE`,
 a valid p-value for "no difference" (a weighted Bonferroni over the two directions). With
-:math:`w = 0.8` a single claim has the power of a one-sided test at 4 %: at 10 seeds, 88 % against
-an effect of one standard deviation of the differences (a two-sided test at 5 % has 79 %).
+:math:`w = 0.8` a single claim has the power of a one-sided test at 4 %: at 10 seeds, 87 % against
+an effect of one standard deviation of normal differences (a two-sided test at 5 % has 79 %).
 
 **One correction per table.** The p-values of every claim in a chapter's findings table (both
 variants, a claim the two variants share counted once) are adjusted with **Holm's** step-down
@@ -29,7 +36,11 @@ procedure (:func:`~setfuncs.experiments.paired.holm`); a claim is *decided* when
 p-value is at most :data:`ALPHA`, in the direction that gave its p-value. When no claim is true
 (a null copy of a results file, :mod:`~setfuncs.experiments.nulls`) the table decides any claim
 with probability at most :data:`ALPHA`; ``tests/test_findings_calibration.py`` proves it by
-simulation at the seed counts the chapters use.
+simulation at the seed counts the chapters use. What Holm's procedure does not promise in general
+is the rate of deciding a *direction* wrongly when some claims are true and others are not (a
+small true effect of the other sign): each claim alone keeps that rate at most
+:math:`w\alpha` in the claim's direction and :math:`(1 - w)\alpha` in the opposite one, before the
+correction.
 
 **Verdicts** (:data:`VERDICTS`):
 
@@ -41,8 +52,11 @@ simulation at the seed counts the chapters use.
   the effect the paper reports (:attr:`Claim.paper_effect`, in the measure's units);
 * *undecided*: nothing is decided, and the seeds lacked that power. The row gives the smallest
   effect the seeds could detect with 80 % power (:func:`~setfuncs.experiments.paired.detectable_effect`
-  at the claim's worst-case Holm level :math:`w\alpha/m`, times the differences' standard
-  deviation): what these seeds cannot tell.
+  of the claim's own test at its worst-case Holm level :math:`w\alpha/m`, times the differences'
+  standard deviation): what these seeds cannot tell. A claim whose every part must hold needs
+  every part decided: each part is given power :math:`1 - 0.2/k` for its :math:`k` parts, so that
+  all of them pass together with probability at least 80 % (a union bound over the parts'
+  failures).
 
 With :math:`n` seeds a one-sided sign-flip p-value is at least :math:`2^{-n}`
 (:func:`~setfuncs.experiments.paired.smallest_p_value`): three seeds never decide anything, five
@@ -58,7 +72,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .paired import detectable_effect, holm, paired_differences, sign_flip_test, smallest_p_value, t_interval
+from .paired import (detectable_effect, holm, median_interval, paired_differences, sign_flip_test, sign_test,
+                     smallest_p_value, t_interval)
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "decided", "findings_rows", "format_findings",
@@ -215,6 +230,12 @@ class Claim:
         if self.combine not in ("all", "any"):
             raise ValueError(f"claim {self.claim!r}: combine must be 'all' or 'any', got {self.combine!r}")
 
+    @property
+    def test(self) -> str:
+        """``"sign-flip"`` for a comparison of configurations with no margin (symmetric about 0 under the
+        null), else ``"sign"`` (:mod:`~setfuncs.experiments.paired`)."""
+        return "sign-flip" if self.comparative and self.margin == 0 else "sign"
+
     def key(self) -> tuple:
         """What makes two claims the same hypothesis (one row, one p-value, in a table of both variants)."""
         return (self.claim, self.measure, self.combine, self.margin, tuple(p.key() for p in self.parts))
@@ -226,8 +247,9 @@ class Finding:
 
     Attributes:
         claim, measure: as :class:`Claim`; ``measure`` names the comparison shown when there are several.
-        estimate, low, high: the shown comparison's mean difference and its :data:`LEVEL` t interval
-            (NaN with one seed).
+        estimate, low, high: the shown comparison's mean difference and its :data:`LEVEL` t interval,
+            or, for a claim tested by the sign test, its median and order-statistic interval
+            (unbounded with five seeds or fewer); NaN bounds with one seed.
         seeds: how many seeds it pairs.
         p_value, adjusted: the claim's p-value and its Holm-adjusted value over the table.
         detectable: the smallest effect (in the measure's units) the seeds detect with :data:`POWER`.
@@ -271,15 +293,16 @@ class _Test:
     detectable: float = field(default=float("nan"))
 
 
-def _directions(part: Comparison, margin: float) -> tuple[float, float]:
+def _directions(part: Comparison, margin: float, test: str = "sign-flip") -> tuple[float, float]:
     d = part.differences + margin
-    return sign_flip_test(d, "greater"), sign_flip_test(d, "less")
+    one_sided = sign_flip_test if test == "sign-flip" else sign_test
+    return one_sided(d, "greater"), one_sided(d, "less")
 
 
 def _test(claim: Claim, family: int) -> _Test:
     """The claim's p-value (see the module), the direction it comes from, the comparison to show
     and the detectable effect at the worst-case Holm level of a table of ``family`` claims."""
-    forward, backward = zip(*(_directions(p, claim.margin) for p in claim.parts))
+    forward, backward = zip(*(_directions(p, claim.margin, claim.test) for p in claim.parts))
     k = len(claim.parts)
     if claim.combine == "all":
         p_claim, p_opposite = max(forward), min(1.0, k * min(backward))
@@ -289,24 +312,28 @@ def _test(claim: Claim, family: int) -> _Test:
         shown = claim.parts[int(np.argmin(forward))]
     weighted = (p_claim / CLAIM_SHARE, p_opposite / (1 - CLAIM_SHARE))
     level = ALPHA * CLAIM_SHARE / family / (1 if claim.combine == "all" else k)
-    effects = [_detectable(p, level) for p in claim.parts]
+    # every part must pass for "all": each at power 1 - (1 - POWER)/k, so all pass with at least POWER
+    power = 1 - (1 - POWER) / k if claim.combine == "all" else POWER
+    effects = [_detectable(p, level, power, claim.test) for p in claim.parts]
     detectable = max(effects) if claim.combine == "all" else min(effects)
     return _Test(min(1.0, *weighted), weighted[0] <= weighted[1], shown, detectable)
 
 
-def _detectable(part: Comparison, level: float) -> float:
-    """The effect the part's seeds detect with :data:`POWER` at ``level``, in the differences' units."""
+def _detectable(part: Comparison, level: float, power: float = POWER, test: str = "sign-flip") -> float:
+    """The effect the part's seeds detect with ``power`` at ``level`` by ``test``, in the differences' units."""
     n = len(part.seeds)
     if n < 2 or smallest_p_value(n) > level:
         return float("inf")
-    return detectable_effect(n, level, POWER) * float(np.std(part.differences, ddof=1))
+    return detectable_effect(n, level, power, test) * float(np.std(part.differences, ddof=1))
 
 
-def _interval(part: Comparison) -> tuple[float, float, float]:
+def _interval(part: Comparison, test: str = "sign-flip") -> tuple[float, float, float]:
+    """The estimate and its :data:`LEVEL` interval: the mean and Student's interval for the sign-flip
+    test, the median and its order-statistic interval for the sign test (NaN bounds from one seed)."""
     if len(part.seeds) < 2:
-        mean = float(part.differences.mean())
-        return mean, float("nan"), float("nan")
-    return t_interval(part.differences, LEVEL)
+        centre = float(part.differences.mean())
+        return centre, float("nan"), float("nan")
+    return t_interval(part.differences, LEVEL) if test == "sign-flip" else median_interval(part.differences, LEVEL)
 
 
 def _verdict(claim: Claim, test: _Test, adjusted: float) -> tuple[str, bool, str]:
@@ -341,27 +368,32 @@ def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
     for key, (variant, claim) in distinct.items():
         test = tests[key]
         verdict, is_decided, note = _verdict(claim, test, float(adjusted[key]))
-        estimate, low, high = _interval(test.shown)
+        estimate, low, high = _interval(test.shown, claim.test)
         shown = "" if len(claim.parts) == 1 else test.shown.label
         measure = f"{claim.measure} (shown: {shown})" if shown else claim.measure
+        if claim.test == "sign":
+            measure = f"{measure}; the median over seeds, sign test"
         found.append(Finding(claim.claim, measure, estimate, low, high, len(test.shown.seeds), test.p_value,
                              float(adjusted[key]), test.detectable, verdict, variant, is_decided, note,
                              claim.comparative, shown))
     return found
 
 
-def compare_pairs(pairs: Mapping[str, Comparison], names: tuple[str, str]) -> list[dict]:
+def compare_pairs(pairs: Mapping[str, Comparison], names: tuple[str, str], test: str = "sign-flip") -> list[dict]:
     """Two-sided paired tests of several comparisons (not claims of the paper), Holm-corrected together.
 
     Each comparison's differences are ``first - second`` of ``names``; a row per comparison, keys
     ``label, seeds, estimate, low, high, p_value, adjusted, better``, where ``better`` is the name
     the decided direction favours (adjusted p at most :data:`ALPHA`) or ``"undecided"``. The
-    two-sided p-value is :math:`\\min(1, 2 \\min(p_>, p_<))`.
+    two-sided p-value is :math:`\\min(1, 2 \\min(p_>, p_<))`. ``test``: ``"sign-flip"`` (the mean
+    difference and Student's interval) for two configurations, exchangeable under the null;
+    ``"sign"`` (the median and its order-statistic interval) for a quantity against zero, such as a
+    change over training, which nothing makes symmetric.
     """
     rows = []
     for label, part in pairs.items():
-        greater, less = _directions(part, 0.0)
-        estimate, low, high = _interval(part)
+        greater, less = _directions(part, 0.0, test)
+        estimate, low, high = _interval(part, test)
         rows.append({"label": label, "seeds": len(part.seeds), "estimate": estimate, "low": low, "high": high,
                      "p_value": min(1.0, 2 * min(greater, less)), "_first": greater <= less})
     for row, adjusted in zip(rows, holm([r["p_value"] for r in rows]) if rows else []):
@@ -401,11 +433,14 @@ def interval_text(low: float, high: float, spec: str = ".3g") -> str:
     """``"low to high"`` in the format ``spec`` (each bound through :func:`bound_text`, so that a bound
     that is not 0 never reads as 0); ``"none from one seed"`` where the interval is
     undefined (NaN: Student's interval needs two paired differences, and a comparison of one seed
-    has none); ``"none: the differences are all equal"`` where it has no width
+    has none); ``"unbounded: too few seeds"`` where a bound is infinite (the median's order-statistic
+    interval from five seeds or fewer); ``"none: the differences are all equal"`` where it has no width
     (``low == high``: :math:`s_d = 0`, as accuracies on one test set can give with a few seeds, and
     a spread of 0 is no estimate of the spread)."""
     if np.isnan(low) or np.isnan(high):
         return "none from one seed"
+    if np.isinf(low) or np.isinf(high):
+        return "unbounded: too few seeds"
     if low == high:
         return "none: the differences are all equal"
     return f"{bound_text(low, spec)} to {bound_text(high, spec)}"

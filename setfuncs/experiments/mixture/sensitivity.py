@@ -22,10 +22,13 @@ test populations (EM has no seed), so the per-seed difference is :math:`d_s = m_
 * ``test_mae``: the mean absolute error of the Beta mean over the test populations, against
   EM's :math:`e = \frac1P \sum_p |\hat w^{\text{EM}}_p - w_p|` on the whole populations.
 
-Negative :math:`d` favours the model. Each (:math:`\sigma`, configuration) row is tested two-sided
-with the exact sign-flip test (:func:`~setfuncs.experiments.paired.sign_flip_test`), one Holm
-correction over the rows of a table (:func:`~setfuncs.experiments.paired.holm`), and given
-Student's interval of :math:`\bar d` (:func:`~setfuncs.experiments.paired.t_interval`). With
+Negative :math:`d` favours the model. A seed's difference is against EM's one fixed value, not
+against another configuration trained with the same seed, so nothing makes it symmetric about 0:
+each (:math:`\sigma`, configuration) row is tested two-sided with the exact sign test of the median
+(:func:`~setfuncs.experiments.paired.sign_test`), one Holm correction over the rows of a table
+(:func:`~setfuncs.experiments.paired.holm`), and given the median of :math:`d` with its
+distribution-free interval (:func:`~setfuncs.experiments.paired.median_interval`: unbounded with
+five seeds or fewer). With
 :math:`n` seeds no two-sided p-value is below :math:`2^{1-n}`
 (:func:`~setfuncs.experiments.paired.smallest_p_value`): **three seeds give at least 0.25**, so
 no row can be decided at 5 %, whatever the runs show; such a row's verdict says so
@@ -44,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from ..findings import ALPHA, LEVEL, POWER
-from ..paired import detectable_effect, holm, paired_differences, sign_flip_test, smallest_p_value, t_interval
+from ..paired import detectable_effect, holm, median_interval, paired_differences, sign_test, smallest_p_value
 from ..resultsfile import restore_non_finite
 from ..schema import SchemaError, check_results, run_status
 from .sweep import METRIC_SIZE, RUN_SCHEMA
@@ -183,9 +186,9 @@ def em_comparison(results: dict, quantity: str = "metric", alpha: float = ALPHA,
 
     A row holds ``sigma, spec``, ``runs`` (recorded) and ``used`` (trained, so tested), ``model``
     (the median of the model's values over the used seeds), ``em`` (EM's value), ``difference``
-    (:math:`\\bar d`) with Student's ``level`` interval ``low, high`` (NaN with fewer than two
-    seeds), ``p`` (two-sided sign-flip), ``adjusted`` (Holm), ``detectable`` (the smallest
-    :math:`|\\bar d|` the seeds detect with 80 % power at the worst-case Holm level
+    (the median of :math:`d`) with its ``level`` interval ``low, high`` (NaN with fewer than two
+    seeds), ``p`` (two-sided sign test), ``adjusted`` (Holm), ``detectable`` (the smallest shift
+    of :math:`d` the seeds detect with 80 % power at the worst-case Holm level
     :math:`\\alpha / m`: infinite where no p-value can pass it) and ``verdict``: ``"model better
     than EM"`` or ``"EM better than model"`` (decided at ``alpha``), ``"undecided"``, ``"undecided
     with n seeds"`` (no p-value these seeds can give passes Holm's first step) or ``"no trained run"``.
@@ -198,7 +201,7 @@ def em_comparison(results: dict, quantity: str = "metric", alpha: float = ALPHA,
     best = min(len(rows) * smallest_p_value(max(row["used"], 1), "two-sided") for row in rows)
     for row, d, adjusted in zip(rows, differences, holm([row["p"] for row in rows])):
         row["adjusted"] = float(adjusted)
-        row["detectable"] = (detectable_effect(len(d), alpha / (2 * len(rows)), POWER) * float(np.std(d, ddof=1))
+        row["detectable"] = (detectable_effect(len(d), alpha / (2 * len(rows)), POWER, "sign") * float(np.std(d, ddof=1))
                              if len(d) >= 2 else math.inf)
         row["verdict"] = _verdict(row["used"], row["difference"], row["adjusted"], best <= alpha, alpha)
     return rows
@@ -207,12 +210,12 @@ def em_comparison(results: dict, quantity: str = "metric", alpha: float = ALPHA,
 def _paired_row(model: dict[int, float], em: float, level: float) -> tuple[dict, np.ndarray]:
     """One row of :func:`em_comparison` before Holm's correction, and its differences ``d_s = m_s - e``."""
     seeds, d = paired_differences(model, {seed: em for seed in model})
-    mean, low, high = t_interval(d, level) if len(d) >= 2 else (float(np.mean(d)) if len(d) else math.nan,
-                                                                math.nan, math.nan)
+    median, low, high = median_interval(d, level) if len(d) >= 2 else (float(np.mean(d)) if len(d) else math.nan,
+                                                                       math.nan, math.nan)
     return {"runs": len(model), "used": len(seeds),
             "model": float(np.median([model[s] for s in seeds])) if seeds else math.nan, "em": em,
-            "difference": mean, "low": low, "high": high,
-            "p": sign_flip_test(d, "two-sided") if len(d) else 1.0}, d
+            "difference": median, "low": low, "high": high,
+            "p": sign_test(d, "two-sided") if len(d) else 1.0}, d
 
 
 def sensitivity_table(results: dict, alpha: float = ALPHA) -> list[dict]:
