@@ -13,7 +13,11 @@ over runs and is shown in Table 1 (chapter 8) as an estimate, not tested: a peak
 runs has no test of known error rate at these run counts.
 
 The paper's effect (for the power check of *not reproduced*) is the log ratio of its Table 1
-median best MSEs, on the same log scale as ours.
+median best MSEs, on the same log scale as ours but of another quantity: a ratio of peaks, where
+ours is a ratio of typical runs. The power check therefore assumes that the typical run differs
+between settings as much as the best runs do, which the paper's numbers cannot check; a *not
+reproduced* from it says that these seeds would have seen an effect of the paper's size in the
+typical run, not that the paper's peaks are wrong.
 """
 
 from __future__ import annotations
