@@ -249,7 +249,10 @@ class Finding:
         claim, measure: as :class:`Claim`; ``measure`` names the comparison shown when there are several.
         estimate, low, high: the shown comparison's mean difference and its :data:`LEVEL` t interval,
             or, for a claim tested by the sign test, its median and order-statistic interval
-            (unbounded with five seeds or fewer); NaN bounds with one seed.
+            (unbounded with five seeds or fewer); NaN bounds with one seed. For a claim of :math:`k`
+            parts the shown part is picked by the data (the weakest, or for "any" the strongest), so
+            its interval is made at :math:`1 - (1 - \text{LEVEL})/k`: Bonferroni's simultaneous
+            intervals, which cover every part at once with at least :data:`LEVEL`.
         seeds: how many seeds it pairs.
         p_value, adjusted: the claim's p-value and its Holm-adjusted value over the table.
         detectable: the smallest effect (in the measure's units) the seeds detect with :data:`POWER`.
@@ -327,13 +330,13 @@ def _detectable(part: Comparison, level: float, power: float = POWER, test: str 
     return detectable_effect(n, level, power, test) * float(np.std(part.differences, ddof=1))
 
 
-def _interval(part: Comparison, test: str = "sign-flip") -> tuple[float, float, float]:
-    """The estimate and its :data:`LEVEL` interval: the mean and Student's interval for the sign-flip
+def _interval(part: Comparison, test: str = "sign-flip", level: float = LEVEL) -> tuple[float, float, float]:
+    """The estimate and its ``level`` interval: the mean and Student's interval for the sign-flip
     test, the median and its order-statistic interval for the sign test (NaN bounds from one seed)."""
     if len(part.seeds) < 2:
         centre = float(part.differences.mean())
         return centre, float("nan"), float("nan")
-    return t_interval(part.differences, LEVEL) if test == "sign-flip" else median_interval(part.differences, LEVEL)
+    return t_interval(part.differences, level) if test == "sign-flip" else median_interval(part.differences, level)
 
 
 def _verdict(claim: Claim, test: _Test, adjusted: float) -> tuple[str, bool, str]:
@@ -368,7 +371,9 @@ def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
     for key, (variant, claim) in distinct.items():
         test = tests[key]
         verdict, is_decided, note = _verdict(claim, test, float(adjusted[key]))
-        estimate, low, high = _interval(test.shown, claim.test)
+        # the part shown is chosen by its p-value: an interval at 1 - (1 - LEVEL)/k for each of the k parts
+        # (Bonferroni) covers all of them together, so it keeps LEVEL whichever part the data pick
+        estimate, low, high = _interval(test.shown, claim.test, 1 - (1 - LEVEL) / len(claim.parts))
         shown = "" if len(claim.parts) == 1 else test.shown.label
         measure = f"{claim.measure} (shown: {shown})" if shown else claim.measure
         if claim.test == "sign":
