@@ -17,13 +17,13 @@ that neither diverged nor failed, every comparison paired by seed:
    not (the claim's differences are the negated gains, and one step suffices).
 3. *Bounding boxes tighten as the population grows*: per seed, the mean over set localisers of
    the matched box IoU at the largest size minus at the smallest, over the localisers whose run of
-   that seed is usable: a failed run leaves out its localiser for that seed, not the seed. The
-   sign-flip test stays exact: under the null each run's change is symmetric about zero, and the
-   rule that leaves a run out (its count and its first box at the training size) does not read
-   that change, so the mean over the runs kept is symmetric too.
+   that seed is usable: a failed run leaves out its localiser for that seed, not the seed.
 
-Only the first is a comparison of configurations; the others are about each localiser's own
-curve, which a null copy of the file (outcomes shuffled across localisers) leaves as it is.
+Only the first is a comparison of configurations, and it has a margin; the others are about each
+localiser's own curve, which a null copy of the file (outcomes shuffled across localisers) leaves
+as it is. None of them has a pairing that makes its differences symmetric about zero (even a mean
+of changes that are each symmetric need not be), so every claim here is tested with the exact
+sign test of the median (:attr:`~setfuncs.experiments.findings.Claim.test`), which needs no symmetry.
 """
 
 from __future__ import annotations
