@@ -352,6 +352,15 @@ def test_mixture_peaks_worse_than_em_are_counted_over_every_batch_against_the_al
     assert claim.comparative and claim.combine == "all"
 
 
+def test_mixture_peaks_leave_out_a_seed_where_a_group_lacks_a_run() -> None:
+    """Shares over groups of unequal size are not exchangeable under the null: a seed where one
+    max-equivariant configuration has no finished run is left out of the comparison."""
+    results = mixture_runs(recurrent_gain=0.3, max_penalty=0.5)
+    results["runs"] = [run for run in results["runs"] if not (run["spec"] == "max/max" and run["seed"] == 4)]
+    claim = next(c for c in mixture_claims(results, variant="paper") if "worse than EM" in c.claim)
+    assert all(part.seeds == tuple(s for s in range(10) if s != 4) for part in claim.parts)
+
+
 def test_a_small_share_of_peaks_worse_than_em_reproduces_nothing_unless_max_has_more_of_them() -> None:
     """A share is never negative, so a sign-flip test of the share alone decides it whenever every seed
     has one batch worse than EM. Tested against the alternatives, the same share in every group decides

@@ -200,7 +200,8 @@ class Claim:
     Attributes:
         claim: the paper's claim (its words, or its table's numbers, labelled as the paper's).
         measure: what the differences are, in words (their sign convention included).
-        parts: the comparisons; the claim is that each one's mean is above ``-margin``.
+        parts: the comparisons; the claim is that each one's mean (median, for a claim :attr:`test`
+            tests with the sign test) is above ``-margin``.
         combine: ``"all"``: every part must hold; ``"any"``: one part suffices.
         margin: 0, or how far below zero a claim of "on par or better" allows.
         paper_effect: the paper's effect in the measure's units (the smallest over the parts), or
@@ -249,7 +250,7 @@ class Finding:
         claim, measure: as :class:`Claim`; ``measure`` names the comparison shown when there are several.
         estimate, low, high: the shown comparison's mean difference and its :data:`LEVEL` t interval,
             or, for a claim tested by the sign test, its median and order-statistic interval
-            (unbounded with five seeds or fewer); NaN bounds with one seed. For a claim of :math:`k`
+            (unbounded with too few seeds for its level: five or fewer at 95 %); NaN bounds with one seed. For a claim of :math:`k`
             parts the shown part is picked by the data (the weakest, or for "any" the strongest), so
             its interval is made at :math:`1 - (1 - \text{LEVEL})/k`: Bonferroni's simultaneous
             intervals, which cover every part at once with at least :data:`LEVEL`.

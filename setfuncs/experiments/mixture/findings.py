@@ -82,9 +82,11 @@ def _share_of_peaks_worse_than_em(metric: dict[tuple[str, int], float], specs: l
 
 def _more_peaks_worse_than_em(metric: dict[tuple[str, int], float], worse: list[str], other: list[str],
                               label: str) -> Comparison:
-    """Per seed both groups ran: the share of ``worse``'s batches whose best is worse than EM minus
-    the share of ``other``'s (:func:`_share_of_peaks_worse_than_em`)."""
-    seeds = sorted({s for spec, s in metric if spec in worse} & {s for spec, s in metric if spec in other})
+    """Per seed at which every configuration of both groups ran: the share of ``worse``'s batches whose
+    best is worse than EM minus the share of ``other``'s (:func:`_share_of_peaks_worse_than_em`)."""
+    # only seeds with a run of every configuration of both groups: with groups of unequal size at a seed the
+    # two shares would not be exchangeable under the null, and d_s not symmetric about 0
+    seeds = sorted(set.intersection(*({s for spec_, s in metric if spec_ == spec} for spec in (*worse, *other))))
     return Comparison(label, tuple(seeds), np.array([_share_of_peaks_worse_than_em(metric, worse, s)
                                                      - _share_of_peaks_worse_than_em(metric, other, s) for s in seeds]))
 

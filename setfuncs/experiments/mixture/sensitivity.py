@@ -161,7 +161,7 @@ def _em_value(results: dict, sigma: float, quantity: str) -> float:
 
 
 def seeds_needed(claims: int, alpha: float = ALPHA) -> int:
-    """The fewest seeds with which a table of ``claims`` two-sided sign-flip tests, Holm-corrected, can
+    """The fewest seeds with which a table of ``claims`` two-sided sign tests, Holm-corrected, can
     decide one: the smallest :math:`n` with :math:`\\text{claims} \\cdot 2^{1-n} \\le \\alpha`."""
     if isinstance(claims, bool) or not isinstance(claims, int) or claims < 1:
         raise ValueError(f"claims must be a positive int, got {claims!r}")
