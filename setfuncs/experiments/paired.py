@@ -61,11 +61,11 @@ EXACT_LIMIT = 16
 MONTE_CARLO_FLIPS = 100_000
 #: ``greater``: the claim is that the mean difference is positive; ``less``: negative; ``two-sided``.
 ALTERNATIVES = ("greater", "less", "two-sided")
-#: The paired tests: of the mean under symmetry (``sign-flip``), of the median (``sign``).
+#: The paired tests, of the mean under symmetry (``sign-flip``) and of the median (``sign``).
 TESTS = ("sign-flip", "sign")
 #: Simulated sets of normal differences behind the sign-flip test's detectable effect.
 POWER_SAMPLES = 20_000
-#: Up to this many seeds the sign-flip test's detectable effect is simulated (beyond: the t test's).
+#: Up to this many seeds the sign-flip test's detectable effect is simulated, beyond it is the t test's.
 SIMULATED_LIMIT = 12
 
 
