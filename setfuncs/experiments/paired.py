@@ -132,17 +132,18 @@ def sign_test(d: Sequence[float] | np.ndarray, alternative: str = "greater") -> 
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
     values = _differences(d)
-    n = values.size
-
-    def at_least(j: int) -> float:
-        return sum(math.comb(n, i) for i in range(j, n + 1)) / 2 ** n
-
-    greater, less = at_least(int((values > 0).sum())), at_least(int((values < 0).sum()))
+    greater, less = (_at_least(values.size, int(k)) for k in ((values > 0).sum(), (values < 0).sum()))
     if alternative == "greater":
         return greater
     if alternative == "less":
         return less
     return min(1.0, 2 * min(greater, less))
+
+
+@lru_cache(maxsize=4096)
+def _at_least(n: int, k: int) -> float:
+    """:math:`P(K \\ge k)` for :math:`K \\sim \\text{Bin}(n, 1/2)`, exactly (0 for ``k > n``)."""
+    return sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
 
 
 def smallest_p_value(n: int, alternative: str = "greater") -> float:
@@ -179,12 +180,8 @@ def median_interval(d: Sequence[float] | np.ndarray, level: float = 0.95) -> tup
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
     n = values.size
-    below, j = 0.0, 0                           # below: P(Bin(n, 1/2) < j + 1)
-    while j < n // 2:
-        below += math.comb(n, j) / 2 ** n
-        if below > (1 - level) / 2:
-            break
-        j += 1
+    # P(Bin(n, 1/2) < j) = P(Bin(n, 1/2) >= n - j + 1) by symmetry; j = 0 always qualifies (unbounded)
+    j = max(j for j in range(n // 2 + 1) if _at_least(n, n - j + 1) <= (1 - level) / 2)
     median = float(np.median(values))
     if j == 0:
         return median, float("-inf"), float("inf")
@@ -269,7 +266,7 @@ def _sign_flip_effect(n: int, alpha: float, power: float) -> float:
 def _sign_effect(n: int, alpha: float, power: float) -> float:
     """The sign test's detectable effect (:func:`detectable_effect`), exactly."""
     from scipy import optimize, stats
-    critical = next(c for c in range(n + 1) if stats.binom.sf(c - 1, n, 0.5) <= alpha)
+    critical = next(c for c in range(n + 1) if _at_least(n, c) <= alpha)
 
     def shortfall(q: float) -> float:
         return float(stats.binom.sf(critical - 1, n, q) - power)
