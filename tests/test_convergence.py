@@ -44,14 +44,16 @@ def test_the_printed_lines_give_each_groups_verdict_and_count_those_still_improv
     assert lines[2] == "-> still improving at the end of the medium budget: 1 of 2 settings (falling)"
 
 
-def test_a_group_whose_seeds_all_changed_alike_is_shown_without_a_zero_width_interval() -> None:
+def test_a_group_whose_seeds_all_changed_alike_shows_the_median_interval_as_a_tie() -> None:
     """Accuracies on one test set move in steps of 1/size: every seed may change by the same amount
-    (or none) over the last interval, and Student's interval of 0 spread would read as certainty."""
+    (or none) over the last interval. The change is tested by the sign test, whose order-statistic
+    interval of the median keeps its level with ties: of no width, it is said to come from a tie, not
+    hidden (as Student's interval of 0 spread is, which would read as certainty)."""
     results = {**runs({"frozen": 0.0}, noise=0.0), "budget": "medium"}
     row = late_change(results, "setting", higher_is_better=False)[0]
-    assert row["low"] == row["high"] == 0 and row["better"] == "undecided"
+    assert row["low"] == row["high"] == 0 and row["better"] == "undecided" and row["test"] == "sign"
     line = late_change_lines(results, "setting", "test MSE", higher_is_better=False)[0]
-    assert "95 % interval none: the differences are all equal (10 seeds)" in line and "0 to 0" not in line
+    assert "95 % interval 0 to 0 (the differences tie) (10 seeds)" in line and "all equal" not in line
 
 
 def test_the_printed_lines_name_the_groups_by_the_noun_given() -> None:

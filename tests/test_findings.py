@@ -215,6 +215,25 @@ def test_differences_that_do_not_vary_give_no_interval_and_no_detectable_effect_
         detectable_phrase(counted)
 
 
+def test_a_median_interval_whose_ends_tie_is_shown_as_a_tie_not_as_all_equal() -> None:
+    """The sign test's order-statistic interval has no width wherever the differences at its ends tie,
+    which needs only the middle seeds to be equal (eight of ten here, with one seed on each side): the
+    differences are not all equal, and the interval keeps its level, so it is shown, as a tie."""
+    tied = np.array([-0.1] + [0.0] * 8 + [0.1])
+    found = judge([("paper", Claim("level", "d", (part(tied),), comparative=False)),
+                   ("paper", Claim("comparison", "d", (part(tied),)))])
+    level, comparison = found
+    assert level.test == "sign" and comparison.test == "sign-flip"
+    assert level.low == level.high == 0 and comparison.low < comparison.high
+    assert interval_text(level.low, level.high, test=level.test) == "0 to 0 (the differences tie)"
+    for shown in (findings_html(found), format_findings(found)):
+        assert "0 to 0 (the differences tie)" in shown and "all equal" not in shown
+    # Student's interval of no width comes only from differences that are all equal, and is not shown
+    assert interval_text(0.078, 0.078) == "none: the differences are all equal"
+    with pytest.raises(ValueError, match="test must be 'sign-flip' or 'sign'"):
+        interval_text(0.0, 1.0, test="t")
+
+
 def test_seeds_too_few_to_detect_anything_and_a_counted_claim_are_said_in_words_never_inf_or_nan() -> None:
     """Three seeds give a one-sided p of 1/8 at best, above the level: no effect of any size can be
     detected (infinite), and the tables say so; a counted claim (no seeds, no test) has no p-value
@@ -237,7 +256,7 @@ def test_compare_pairs_decides_a_direction_after_holm() -> None:
     rows = compare_pairs({"up": part(shifted(3.0)), "down": part(shifted(-3.0)), "flat": part(shifted(0.0))},
                          ("first", "second"))
     assert [r["better"] for r in rows] == ["first", "second", "undecided"]
-    assert all(set(r) == {"label", "seeds", "estimate", "low", "high", "p_value", "adjusted", "better"} for r in rows)
+    assert all(set(r) == {"label", "seeds", "estimate", "low", "high", "p_value", "adjusted", "better", "test"} for r in rows)
     assert [r["adjusted"] for r in rows] == pytest.approx(holm([r["p_value"] for r in rows]).tolist())
 
 

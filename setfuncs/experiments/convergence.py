@@ -110,7 +110,7 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
                       noun: str | None = None) -> list[str]:
     """What a chapter prints under its learning curves: per group of :func:`late_change`, the median
     ``metric`` at the last two checkpoints, the median over seeds of the change with its 95 % interval
-    (:func:`~setfuncs.experiments.findings.interval_text`: none where every seed changed alike), the
+    (:func:`~setfuncs.experiments.findings.interval_text`: of no width where the seeds at its ends tie), the
     Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
     file's budget (one line saying so where no group has runs of two seeds), and one naming the groups
     of the file left untested, with the seeds their checkpoints come from (fewer than two: runs that
@@ -130,7 +130,7 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
         (before, last), (m_before, m_last) = curve["steps"][-2:], curve["median"][-2:]
         lines.append(f"{row['label']:{width}s} {metric}, step {before:,} -> {last:,}: median {m_before:.4g} -> "
                      f"{m_last:.4g}; median improvement over seeds {row['estimate']:.3g}, 95 % interval "
-                     f"{interval_text(row['low'], row['high'])} ({row['seeds']} seeds), Holm-adjusted p "
+                     f"{interval_text(row['low'], row['high'], test=row['test'])} ({row['seeds']} seeds), Holm-adjusted p "
                      f"{row['adjusted']:.3g}: {row['better']}")
     still = [row["label"] for row in rows if row["better"] == "still improving"]
     lines.append(f"-> still improving at the end of the {results['budget']} budget: {len(still)} of {len(rows)} "

@@ -264,6 +264,8 @@ class Finding:
         comparative: as :attr:`Claim.comparative`.
         shown: the label of the comparison shown, where the claim has several (``measure`` ends
             with it as ``"(shown: <label>)"``); empty for a claim of one comparison.
+        test: :attr:`Claim.test`, the test behind the p-value and the interval (``"sign-flip"``: the mean
+            and Student's interval; ``"sign"``: the median and its order-statistic interval).
     """
 
     claim: str
@@ -281,10 +283,13 @@ class Finding:
     note: str = ""
     comparative: bool = True
     shown: str = ""
+    test: str = "sign-flip"
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        if self.test not in ("sign-flip", "sign"):
+            raise ValueError(f"test must be 'sign-flip' or 'sign', got {self.test!r}")
 
 
 @dataclass(frozen=True)
@@ -381,7 +386,7 @@ def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
             measure = f"{measure}; the median over seeds, sign test"
         found.append(Finding(claim.claim, measure, estimate, low, high, len(test.shown.seeds), test.p_value,
                              float(adjusted[key]), test.detectable, verdict, variant, is_decided, note,
-                             claim.comparative, shown))
+                             claim.comparative, shown, claim.test))
     return found
 
 
@@ -389,8 +394,9 @@ def compare_pairs(pairs: Mapping[str, Comparison], names: tuple[str, str], test:
     """Two-sided paired tests of several comparisons (not claims of the paper), Holm-corrected together.
 
     Each comparison's differences are ``first - second`` of ``names``; a row per comparison, keys
-    ``label, seeds, estimate, low, high, p_value, adjusted, better``, where ``better`` is the name
-    the decided direction favours (adjusted p at most :data:`ALPHA`) or ``"undecided"``. The
+    ``label, seeds, estimate, low, high, p_value, adjusted, better, test``, where ``better`` is the name
+    the decided direction favours (adjusted p at most :data:`ALPHA`) or ``"undecided"``, and ``test``
+    is ``test`` (for :func:`interval_text`). The
     two-sided p-value is :math:`\\min(1, 2 \\min(p_>, p_<))`. ``test``: ``"sign-flip"`` (the mean
     difference and Student's interval) for two configurations, exchangeable under the null;
     ``"sign"`` (the median and its order-statistic interval) for a quantity against zero, such as a
@@ -401,7 +407,7 @@ def compare_pairs(pairs: Mapping[str, Comparison], names: tuple[str, str], test:
         greater, less = _directions(part, 0.0, test)
         estimate, low, high = _interval(part, test)
         rows.append({"label": label, "seeds": len(part.seeds), "estimate": estimate, "low": low, "high": high,
-                     "p_value": min(1.0, 2 * min(greater, less)), "_first": greater <= less})
+                     "p_value": min(1.0, 2 * min(greater, less)), "_first": greater <= less, "test": test})
     for row, adjusted in zip(rows, holm([r["p_value"] for r in rows]) if rows else []):
         row["adjusted"] = float(adjusted)
         first = row.pop("_first")
@@ -435,25 +441,32 @@ def bound_text(value: float, spec: str) -> str:
     return f"{value:{fixed.group(1)}.{decimals}{fixed.group(3)}}"
 
 
-def interval_text(low: float, high: float, spec: str = ".3g") -> str:
+def interval_text(low: float, high: float, spec: str = ".3g", test: str = "sign-flip") -> str:
     """``"low to high"`` in the format ``spec`` (each bound through :func:`bound_text`, so that a bound
     that is not 0 never reads as 0); ``"none from one seed"`` where the interval is
     undefined (NaN: Student's interval needs two paired differences, and a comparison of one seed
     has none); ``"unbounded: too few seeds"`` where a bound is infinite (the median's order-statistic
-    interval from five seeds or fewer); ``"none: the differences are all equal"`` where it has no width
-    (``low == high``: :math:`s_d = 0`, as accuracies on one test set can give with a few seeds, and
-    a spread of 0 is no estimate of the spread)."""
+    interval from five seeds or fewer). An interval of no width (``low == high``) depends on the
+    ``test`` it comes from: Student's (``"sign-flip"``) has it only where :math:`s_d = 0`, as
+    accuracies on one test set can give with a few seeds, and a spread of 0 is no estimate of the
+    spread: ``"none: the differences are all equal"``. The median's order-statistic interval
+    (``"sign"``) has it wherever the two order statistics at its ends tie, which needs only the
+    middle seeds to be equal, and it then keeps its level (the interval covers the median with
+    at least its level for any distribution, ties included): ``"low to high (the differences tie)"``."""
+    if test not in ("sign-flip", "sign"):
+        raise ValueError(f"test must be 'sign-flip' or 'sign', got {test!r}")
     if np.isnan(low) or np.isnan(high):
         return "none from one seed"
     if np.isinf(low) or np.isinf(high):
         return "unbounded: too few seeds"
-    if low == high:
+    if low == high and test == "sign-flip":
         return "none: the differences are all equal"
-    return f"{bound_text(low, spec)} to {bound_text(high, spec)}"
+    tie = " (the differences tie)" if low == high else ""
+    return f"{bound_text(low, spec)} to {bound_text(high, spec)}{tie}"
 
 
 def _interval_text(f: Finding) -> str:
-    return "counted" if f.seeds == 0 else interval_text(f.low, f.high)
+    return "counted" if f.seeds == 0 else interval_text(f.low, f.high, test=f.test)
 
 
 def detectable_text(f: Finding, spec: str = ".2g") -> str | None:
