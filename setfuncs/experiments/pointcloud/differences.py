@@ -87,7 +87,7 @@ _KEPT = {
             "(setfuncs.experiments.pointcloud.shapes) are its stand-in, with fewer classes and clouds",
     "steps": _COST, "width": _COST,
     "batch": _COST + "; a run costs about batch x steps, and the medium budget keeps the earlier sweep's split "
-                     "so that the paper-protocol rerun differs from it only in the optimiser's settings",
+                     "so that today's medium sweep differs from the earlier one only in the optimiser's settings",
     "Adam epsilon": "PyTorch's default keeps every column of a short run off a plateau: with the reference's "
                     "epsilon the probe's learnable final aggregation sat on the constant predictor's loss for "
                     "the first part of a medium run (scripts/probes/pointcloud_schedule.py)",
@@ -158,7 +158,7 @@ def protocol_differences(results: dict) -> list[Difference]:
         _budget_row("steps", f"{REFERENCE_EPOCHS:,} epochs (Zaheer et al.'s run.py): "
                              f"{reference_steps(MODELNET40_TRAIN, REFERENCE_BATCH):,} Adam steps on ModelNet40",
                     f"{b['steps']:,} Adam steps ({epochs:,.0f} epochs of {clouds:,} clouds; the reference's epochs "
-                    f"would be {reference_steps(clouds, b['batch']):,})",
+                    f"would be {reference_steps(clouds, b['batch']):,} steps)",
                     ("steps",), lambda p: p["steps"] == reference_steps(clouds, p["batch"]), b),
         _reference_row("width", "hidden", REFERENCE_WIDTH, b),
         _reference_row("batch", "batch", REFERENCE_BATCH, b),
