@@ -16,10 +16,10 @@ from setfuncs.experiments.circle import circle_findings, lme_against_lse
 from setfuncs.experiments.differences import UNRECORDED
 from setfuncs.experiments.findings import (ALPHA, CLAIM_SHARE, Claim, Comparison, Finding, compare_pairs,
                                            detectable_phrase, detectable_text, findings_html, format_findings,
-                                           bound_text, interval_text, judge, matched)
+                                           bound_text, interval_text, judge, matched, opposite_needs)
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.mixture.findings import mixture_claims
-from setfuncs.experiments.paired import holm, sign_flip_test
+from setfuncs.experiments.paired import holm, sign_flip_test, smallest_p_value
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
 from setfuncs.experiments.pointcloud.findings import pointcloud_claims
 from setfuncs.experiments.pointcloud import lme_against_lse as pointcloud_lme_against_lse
@@ -250,6 +250,26 @@ def test_seeds_too_few_to_detect_anything_and_a_counted_claim_are_said_in_words_
     assert "p = n/a, Holm n/a, detectable n/a (counted)" in text
     for shown in (html, text):
         assert not re.search(r"\b(inf|nan)\b", shown.lower()), shown
+
+
+@pytest.mark.parametrize("parts", [1, 3, 9])
+@pytest.mark.parametrize("claims", [1, 5, 12, 20])
+def test_opposite_needs_is_the_fewest_decided_claims_after_which_holm_decides_the_opposite(parts: int, claims: int) -> None:
+    """Holm's correction itself, on the most favourable p-values these seeds allow (the opposite at its
+    floor, the claims before it at theirs, the rest at 1): the opposite is decided with b claims before
+    it exactly when b >= opposite_needs, and with none when it says None."""
+    for seeds in range(3, 15):
+        floor = smallest_p_value(seeds)
+        opposite = min(1.0, parts * floor / (1 - CLAIM_SHARE))
+        decided_with = [b for b in range(claims)
+                        if holm([floor / CLAIM_SHARE] * b + [opposite] + [1.0] * (claims - 1 - b))[b] <= ALPHA]
+        needs = opposite_needs(parts, seeds, claims)
+        assert needs == (min(decided_with) if decided_with else None), (parts, claims, seeds)
+        assert decided_with == list(range(needs, claims)) if decided_with else True
+    # at ten seeds a nine-part claim's opposite in a table of twelve waits for all eleven other claims
+    assert opposite_needs(9, 10, 12) == 11 and opposite_needs(9, 8, 12) is None
+    with pytest.raises(ValueError, match="need parts >= 1 and claims >= 1"):
+        opposite_needs(0, 10, 12)
 
 
 def test_compare_pairs_decides_a_direction_after_holm() -> None:

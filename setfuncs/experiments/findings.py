@@ -76,7 +76,7 @@ from .paired import (detectable_effect, holm, median_interval, paired_difference
                      smallest_p_value, t_interval)
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
-           "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "decided", "findings_rows", "format_findings",
+           "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "opposite_needs", "decided", "findings_rows", "format_findings",
            "findings_html", "bound_text", "interval_text", "detectable_text", "detectable_phrase"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
@@ -388,6 +388,28 @@ def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
                              float(adjusted[key]), test.detectable, verdict, variant, is_decided, note,
                              claim.comparative, shown, claim.test))
     return found
+
+
+def opposite_needs(parts: int, seeds: int, claims: int) -> int | None:
+    r"""How many of a table's other claims must be decided before the opposite of a claim that needs all
+    of its ``parts`` comparisons can be decided; ``None`` where no outcome of these ``seeds`` decides it.
+
+    The opposite, "some one comparison fails", has the p-value :math:`k \min_i p_i / (1 - s)` (:math:`k`
+    parts, :math:`s` = :data:`CLAIM_SHARE`), at least :math:`p_o = k\, 2^{-n} / (1 - s)` with :math:`n`
+    seeds (the floor of the exact sign-flip test, :func:`~setfuncs.experiments.paired.smallest_p_value`).
+    Holm's step :math:`i` of :math:`m` (``claims``) decides a p-value of at most :math:`\alpha / (m - i + 1)`,
+    so the opposite needs at least :math:`m - \lfloor \alpha / p_o \rfloor` claims decided before it, and
+    these can be decided only if the table's first step can pass at all: :math:`m\, 2^{-n} / s \le \alpha`,
+    no claim's p-value being below :math:`2^{-n} / s`.
+    """
+    if parts < 1 or claims < 1:
+        raise ValueError(f"need parts >= 1 and claims >= 1, got {parts} and {claims}")
+    floor = smallest_p_value(seeds)
+    opposite = parts * floor / (1 - CLAIM_SHARE)
+    before = claims - int(ALPHA // opposite)
+    if opposite > ALPHA or before >= claims or (before > 0 and claims * floor / CLAIM_SHARE > ALPHA):
+        return None
+    return max(0, before)
 
 
 def compare_pairs(pairs: Mapping[str, Comparison], names: tuple[str, str], test: str = "sign-flip") -> list[dict]:
