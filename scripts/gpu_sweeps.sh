@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every sweep the book waits for, in one call on a lent GPU (issue 30), each resuming its own file,
 # the reruns of issue 27 first, the one that costs two CPU cores most first:
-#   1. point clouds, MEDIUM, 10 seeds   -> results/pending/pointcloud-medium.json  (chapter 10; ~13 h of two CPU cores, ~1.9 h left)
+#   1. point clouds, MEDIUM, 10 seeds   -> results/pending/pointcloud-medium.json  (chapter 10; landed 29 Nov)
 #   2. mixture, MEDIUM, 10 seeds        -> results/pending/mixture-medium.json     (chapter 9; landed 28 Nov)
 #   3. attention, MEDIUM, 10 seeds      -> results/pending/attention-medium.json   (chapter 11; landed 28 Nov)
 #   4. circle, FULL, 20 seeds           -> results/circle-full.json                (chapter 8; days)

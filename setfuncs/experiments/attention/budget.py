@@ -95,8 +95,8 @@ QUICK = Budget("quick", steps=1500, batch=32, lr=3e-3, clip=10.0, hidden=64, equ
 #: The sweep of chapter 11 (see the module docstring).
 MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                 recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000, readout="backward")
-#: The budget that wrote ``results/attention-medium.json`` — MEDIUM with readout ``"last"``. Kept only to
-#: check and describe that file until issue 27's rerun (MEDIUM, 10 seeds) replaces it; not in BUDGETS.
+#: The budget of the five-seed sweep before issue 27's rerun (in the repository's history) — MEDIUM with
+#: readout ``"last"``. Kept to describe that sweep (the protocol table's readout row); not in BUDGETS.
 EARLIER_MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                         recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000, readout="last")
 #: A paper-like scale (AIR trains for hundreds of thousands of steps).
