@@ -157,8 +157,8 @@ def test_null_copies_of_a_committed_file_are_decided_at_most_at_alpha(name, load
 def test_null_copies_of_a_ten_seed_point_cloud_file_with_collapsed_runs_are_decided_at_most_at_alpha() -> None:
     """The committed ten-seed point-cloud file has collapsed runs (r-lse/r-lse, near chance), and the
     findings count a collapsed run at its accuracy in every comparison but the loss from 1,000 to 50
-    points, which leaves it out. Beside the null copies of that file above, null copies of a synthetic file like it
-    (ten seeds, the twelve columns at different levels, r-lse/r-lse collapsed in 8 of 10 seeds and
+    points, which leaves it out. Beside the null copies of that file above, null copies of a synthetic
+    file like it (ten seeds, the twelve columns at different levels, r-lse/r-lse collapsed in 8 of 10 seeds and
     max/r-lse in 2) stay calibrated: the collapse travels with its outcome, so the pairs stay
     exchangeable, and the seeds left out of the drop claim are left out alike in both directions."""
     rng = np.random.default_rng(27)

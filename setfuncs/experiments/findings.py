@@ -72,11 +72,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .paired import (detectable_effect, holm, median_interval, paired_differences, sign_flip_test, sign_test,
+from .paired import (TESTS, detectable_effect, holm, median_interval, paired_differences, sign_flip_test, sign_test,
                      smallest_p_value, t_interval)
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
-           "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "opposite_needs", "decided", "findings_rows", "format_findings",
+           "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "opposite_floor", "opposite_needs", "decided", "findings_rows", "format_findings",
            "findings_html", "bound_text", "interval_text", "detectable_text", "detectable_phrase"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
@@ -288,8 +288,8 @@ class Finding:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
-        if self.test not in ("sign-flip", "sign"):
-            raise ValueError(f"test must be 'sign-flip' or 'sign', got {self.test!r}")
+        if self.test not in TESTS:
+            raise ValueError(f"test must be one of {TESTS}, got {self.test!r}")
 
 
 @dataclass(frozen=True)
@@ -390,6 +390,13 @@ def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
     return found
 
 
+def opposite_floor(parts: int, seeds: int) -> float:
+    r"""The smallest p-value the opposite of a claim that needs all of its ``parts`` comparisons can have
+    with ``seeds`` seeds: :math:`\min(1, k\, 2^{-n} / (1 - s))` with :math:`k` = ``parts``, :math:`n` = ``seeds``
+    and :math:`s` = :data:`CLAIM_SHARE` (see :func:`opposite_needs`)."""
+    return min(1.0, parts * smallest_p_value(seeds) / (1 - CLAIM_SHARE))
+
+
 def opposite_needs(parts: int, seeds: int, claims: int) -> int | None:
     r"""How many of a table's other claims must be decided before the opposite of a claim that needs all
     of its ``parts`` comparisons can be decided; ``None`` where no outcome of these ``seeds`` decides it.
@@ -405,7 +412,7 @@ def opposite_needs(parts: int, seeds: int, claims: int) -> int | None:
     if parts < 1 or claims < 1:
         raise ValueError(f"need parts >= 1 and claims >= 1, got {parts} and {claims}")
     floor = smallest_p_value(seeds)
-    opposite = parts * floor / (1 - CLAIM_SHARE)
+    opposite = opposite_floor(parts, seeds)
     before = claims - int(ALPHA // opposite)
     if opposite > ALPHA or before >= claims or (before > 0 and claims * floor / CLAIM_SHARE > ALPHA):
         return None
@@ -475,8 +482,8 @@ def interval_text(low: float, high: float, spec: str = ".3g", test: str = "sign-
     (``"sign"``) has it wherever the two order statistics at its ends tie, which needs only the
     middle seeds to be equal, and it then keeps its level (the interval covers the median with
     at least its level for any distribution, ties included): ``"low to high (the differences tie)"``."""
-    if test not in ("sign-flip", "sign"):
-        raise ValueError(f"test must be 'sign-flip' or 'sign', got {test!r}")
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
     if np.isnan(low) or np.isnan(high):
         return "none from one seed"
     if np.isinf(low) or np.isinf(high):
