@@ -74,7 +74,7 @@ from setfuncs.experiments.mixture.loss import beta_nll
 from setfuncs.experiments.concurrent import at_once, on_own_stream
 from setfuncs.experiments.protocol import RANDOM_STATE
 from setfuncs.experiments.sweeps import RERUN_SEEDS, all_configurations, paper_configurations, spec_of
-from setfuncs.experiments.attention import CANVAS_SIZE
+from setfuncs.experiments.attention import MULTI_MNIST
 from setfuncs.experiments.attention.budget import MEDIUM as ATTENTION_MEDIUM
 from setfuncs.experiments.attention.sweep import SPECS as ATTENTION_SPECS
 from setfuncs.experiments.attention.train import make_air, negative_elbo_per_pixel
@@ -113,7 +113,7 @@ def cloud_medium_model(spec: str) -> nn.Module:
 
 
 def attention_model(spec: str) -> nn.Module:
-    return make_air(spec, ATTENTION_MEDIUM, CANVAS_SIZE)
+    return make_air(spec, ATTENTION_MEDIUM, MULTI_MNIST)
 
 
 def mixture_model(spec: str) -> nn.Module:
@@ -142,10 +142,11 @@ def cloud_medium_batch(device: torch.device, g: torch.Generator, mode: str) -> t
 
 
 def attention_batch(device: torch.device, g: torch.Generator, mode: str) -> tuple:
-    """Canvases ``[B, 32, 32]`` in [0, 1] and ``particles`` in the normalised frame, as ``(x, y, None)``
+    """Canvases ``[B, 50, 50]`` (AIR's multi-MNIST side, the rerun's) in [0, 1] and ``particles`` in the normalised frame, as ``(x, y, None)``
     the way the attention objective reads them (``y``: the particles)."""
     b = ATTENTION_MEDIUM
-    return (torch.rand(b.batch, CANVAS_SIZE, CANVAS_SIZE, generator=g).to(device),
+    side = MULTI_MNIST.canvas_size
+    return (torch.rand(b.batch, side, side, generator=g).to(device),
             (2 * torch.rand(b.batch, b.particles, 2, generator=g) - 1).to(device), None)
 
 

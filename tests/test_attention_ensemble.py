@@ -16,7 +16,7 @@ import torch
 from torch import Tensor, nn
 
 from setfuncs.ensemble import fit_ensemble
-from setfuncs.experiments.attention import SPECS, Budget, Data, load_results, run_one, sweep
+from setfuncs.experiments.attention import SPECS, SURROGATE, Budget, Data, load_results, run_one, sweep
 from setfuncs.experiments.attention.particles import sample_particles
 from setfuncs.experiments.attention.stream import canvas_stream, stack_streams, stacked_sampler
 from setfuncs.experiments.attention.sweep import ensemble_stream, load_data, run_ensemble, seed_stream
@@ -214,7 +214,7 @@ def test_every_model_draws_its_own_noise_from_the_runs_distribution() -> None:
     firsts = np.array([log[0] for _, log in train_ensemble("r-lse", [3] * 8, budget, DATA)])
     assert len(set(firsts)) == 8
     torch.manual_seed(3)
-    model = make_air("r-lse", budget, 32).train()
+    model = make_air("r-lse", budget, SURROGATE).train()
     x, particles, _ = run_sampler(3, True)()
     with torch.no_grad():
         alone = np.array([float(negative_elbo_per_pixel(model, x, particles)) for _ in range(64)])
@@ -241,7 +241,7 @@ def test_the_checkpoints_are_what_the_weights_give_one_by_one() -> None:
     for s, (model, _) in enumerate(together):
         assert len(states[s]) == len(reference.steps) == len(recorded[s].values)
         for state, value in zip(states[s], recorded[s].values):
-            alone = make_air("r-lse", TINY, 32)
+            alone = make_air("r-lse", TINY, SURROGATE)
             alone.load_state_dict(state)
             with torch.no_grad():
                 assert reference.metric(alone.eval()) == value
@@ -282,6 +282,6 @@ def test_the_ensembles_errors() -> None:
     with pytest.raises(ValueError, match="unknown configuration 'max/max'"):
         run_ensemble([("max/max", 0, TINY, DATA, False, "cpu")])
     _, test = load_data(DATA, TINY)
-    models = [make_air("mean", TINY, 32) for _ in range(2)]
+    models = [make_air("mean", TINY, SURROGATE) for _ in range(2)]
     with pytest.raises(ValueError, match="one Checkpoints per model"):
         train_air_ensemble(models, lambda: None, TINY, checkpoints=[elbo_checkpoints(TINY, test)])

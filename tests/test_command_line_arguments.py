@@ -80,7 +80,7 @@ def test_a_truncated_mnist_file_is_a_usage_error(tmp_path: Path, capsys: pytest.
     images = tmp_path / "t10k-images-idx3-ubyte"
     header = b"".join(v.to_bytes(4, "big") for v in (0x00000803, 3, 28, 28))
     images.write_bytes(header + bytes(28 * 28 * 2))                       # two and a bit images of three
-    line = usage_error(attention_main, ["sweep", "--budget", "quick", "--runs", "1", "--data", "mnist",
+    line = usage_error(attention_main, ["sweep", "--budget", "quick", "--runs", "1", "--digits", "mnist",
                                         "--mnist", str(images), "--out", str(tmp_path / "r.json")], capsys)
     assert f"--mnist {images}: " in line and "truncated" in line
     assert not (tmp_path / "r.json").exists()

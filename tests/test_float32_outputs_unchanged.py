@@ -4,15 +4,22 @@ commit 15ac30f, before issue 28 taught them half precision and extreme parameter
 The book's printed numbers and the sweeps' stored results were computed with those bits; the half
 precision path (float32 inside) and the new limits (``pmean`` at ``0 < |p| < 0.01``, ``softmax`` at
 a temperature so small that ``x / t`` overflows) must not touch them. ``outputs`` below is the one
-recipe: ``tests/data/plain_outputs_15ac30f.json`` holds what it returned on commit 15ac30f's
-``setfuncs/plain.py`` and ``setfuncs/isomorphic.py`` (copies made with ``git show``, imported as a
-package of their own), every value written with ``float.hex`` so that nothing is lost.
+recipe, run here on today's modules and on commit 15ac30f's ``setfuncs/plain.py``,
+``setfuncs/isomorphic.py`` and the ``setfuncs/population.py`` they import (``tests/data/setfuncs_15ac30f/``:
+copies made with ``git show 15ac30f:setfuncs/<name>.py``, imported as a package of their own), every value
+compared through ``float.hex`` so that nothing is lost.
+
+Both run in this process, on this machine: a frozen table of values would compare this machine's math
+library with the one that wrote it (torch's float32 ``sqrt``, ``exp`` and ``log`` go through MKL's
+vector functions, whose last bit depends on the CPU: on an AVX-512 Xeon 77 of the 388 cases recorded on
+an EPYC differed in their last bits), not today's code with 15ac30f's.
 """
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import math
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Callable
@@ -22,7 +29,8 @@ import torch
 
 from setfuncs import isomorphic, plain
 
-FROZEN = Path(__file__).with_name("data") / "plain_outputs_15ac30f.json"
+#: Commit 15ac30f's modules, as a package of their own.
+FROZEN = Path(__file__).with_name("data") / "setfuncs_15ac30f"
 #: The book's power-mean exponents (chapter *Sum isomorphism*: its table, its limits and the ends of
 #: its curve) and its temperatures, plus the large exponents whose x^p overflows.
 POWERS = (-256, -64, -16, -4, -2, -1.5, -1, -0.5, -0.01, 0, 0.01, 0.5, 1, 2, 3, 4, 16, 64, 256)
@@ -82,7 +90,18 @@ def _differences(now: list[str], frozen: list[str]) -> list[tuple[int, float, fl
             if not (a == b and math.copysign(1, a) == math.copysign(1, b) or math.isnan(a) and math.isnan(b))]
 
 
-FROZEN_OUTPUTS: dict[str, list[str]] = json.loads(FROZEN.read_text())
+def _frozen_package() -> tuple[ModuleType, ModuleType]:
+    """Commit 15ac30f's ``plain`` and ``isomorphic`` modules, imported from :data:`FROZEN` as the package
+    ``setfuncs_15ac30f`` (so that their relative imports find each other, not today's)."""
+    spec = importlib.util.spec_from_file_location("setfuncs_15ac30f", FROZEN / "__init__.py",
+                                                  submodule_search_locations=[str(FROZEN)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["setfuncs_15ac30f"] = package
+    spec.loader.exec_module(package)
+    return (importlib.import_module("setfuncs_15ac30f.plain"), importlib.import_module("setfuncs_15ac30f.isomorphic"))
+
+
+FROZEN_OUTPUTS: dict[str, list[str]] = outputs(*_frozen_package())
 NOW = outputs(plain, isomorphic)
 
 
@@ -93,4 +112,11 @@ def test_float32_and_float64_outputs_are_bit_identical_to_commit_15ac30f(key: st
 
 
 def test_every_case_is_frozen() -> None:
-    assert sorted(NOW) == sorted(FROZEN_OUTPUTS)
+    assert sorted(NOW) == sorted(FROZEN_OUTPUTS) and len(NOW) == 388      # as recorded when the copies were made
+
+
+def test_the_frozen_modules_are_15ac30f_s_not_today_s() -> None:
+    """The comparison is with the old code: its modules are the copies, and they lack what issue 28 added."""
+    old_plain, _ = _frozen_package()
+    assert Path(old_plain.__file__).parent == FROZEN and old_plain is not plain
+    assert not hasattr(old_plain, "SMALL_EXPONENT") and hasattr(plain, "SMALL_EXPONENT")

@@ -51,6 +51,8 @@ FROZEN = {
                               "0x1.3e4eb80000000p+1", "0x1.3d32be0000000p+1", "0x1.3e60480000000p+1"],
 }
 BEFORE = {"quick": QUICK, "medium": EARLIER_MEDIUM}
+#: How far the losses may move from :data:`FROZEN` through the CPU's rounding alone (relative).
+ROUNDING = 1e-6
 
 
 def _tiny_losses(budget: Budget, spec: str) -> list[str]:
@@ -84,15 +86,24 @@ def _rows(results: dict) -> dict:
 
 
 @pytest.mark.parametrize("name, spec", sorted(FROZEN))
-def test_quick_and_earlier_medium_train_bit_for_bit_as_before(name: str, spec: str) -> None:
-    assert _tiny_losses(BEFORE[name], spec) == FROZEN[(name, spec)], \
-        f"{name} {spec}: training changed (or this CPU's float32 kernels round differently from the recording's)"
+def test_quick_and_earlier_medium_train_as_before(name: str, spec: str) -> None:
+    """Bit for bit where this CPU's float32 math rounds as the recording's did (an EPYC); within
+    :data:`ROUNDING` elsewhere: torch's float32 ``exp`` and ``log`` go through MKL's vector functions,
+    whose last bit depends on the CPU (on an AVX-512 Xeon ``medium max/r-lse`` differs by 1e-7 relative).
+    Today's MEDIUM, which changes only Adam's epsilon and the schedule, parts from EARLIER_MEDIUM by 6e-6
+    at the second step (:func:`test_medium_trains_differently_from_the_earlier_medium`)."""
+    now = [float.fromhex(v) for v in _tiny_losses(BEFORE[name], spec)]
+    before = [float.fromhex(v) for v in FROZEN[(name, spec)]]
+    assert len(now) == len(before) and now[0] == before[0], f"{name} {spec}: the first loss changed"
+    assert all(abs(a - b) <= ROUNDING * abs(b) for a, b in zip(now, before)), \
+        f"{name} {spec}: training changed: {now} against {before}"
 
 
 def test_medium_trains_differently_from_the_earlier_medium() -> None:
     """Epsilon and the decay points reach the optimiser: the losses part after the first step."""
-    now = _tiny_losses(MEDIUM, "max/max")
-    assert now[0] == FROZEN[("medium", "max/max")][0] and now != FROZEN[("medium", "max/max")]
+    now = [float.fromhex(v) for v in _tiny_losses(MEDIUM, "max/max")]
+    before = [float.fromhex(v) for v in FROZEN[("medium", "max/max")]]
+    assert now[0] == before[0] and any(abs(a - b) > 5 * ROUNDING * abs(b) for a, b in zip(now, before))
 
 
 def test_medium_and_earlier_medium_differ_in_epsilon_and_schedule_only() -> None:

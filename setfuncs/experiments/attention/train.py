@@ -35,16 +35,22 @@ from setfuncs.train import Batch, fit
 from ..protocol import Checkpoints, checkpoint_arguments, ensemble_checkpoint_arguments
 from .air import AIR
 from .budget import Budget
+from .canvas import Geometry
 from .stream import canvas_draw
 
 __all__ = ["make_air", "canvas_batches", "negative_elbo_per_pixel", "train_air", "train_air_ensemble"]
 
 
-def make_air(spec: str, budget: Budget, canvas_size: int) -> AIR:
-    """The AIR model of localiser ``spec`` (``"image"`` or a Deep Set spec) at ``budget``'s sizes."""
-    return AIR(spec, canvas_size=canvas_size, glimpse_size=budget.glimpse_size, what_features=budget.what_features,
-               hidden=budget.hidden, set_hidden=budget.set_hidden, equivariant_layers=budget.equivariant_layers,
-               steps=budget.recurrent_steps, readout=budget.readout)
+def make_air(spec: str, budget: Budget, geometry: Geometry) -> AIR:
+    """The AIR model of localiser ``spec`` (``"image"`` or a Deep Set spec) at ``budget``'s sizes, for
+    canvases of ``geometry`` (their side and prior glimpse scale)."""
+    if not isinstance(geometry, Geometry):
+        raise TypeError(f"make_air needs the canvases' Geometry (SURROGATE or MULTI_MNIST, or canvases.geometry), "
+                        f"got {geometry!r}")
+    return AIR(spec, canvas_size=geometry.canvas_size, glimpse_size=budget.glimpse_size,
+               what_features=budget.what_features, hidden=budget.hidden, set_hidden=budget.set_hidden,
+               equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps, readout=budget.readout,
+               where_scale=geometry.where_scale)
 
 
 def canvas_batches(canvases: np.ndarray, batch: int, particles: int | None, generator: torch.Generator

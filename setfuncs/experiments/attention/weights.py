@@ -11,7 +11,7 @@ from __future__ import annotations
 from setfuncs.model import parameter_count
 
 from .budget import FULL, MEDIUM
-from .canvas import CANVAS_SIZE
+from .canvas import Geometry
 from .localisers import IMAGE
 from .sweep import SPECS
 from .table import LEARNABLE
@@ -25,9 +25,10 @@ def localiser_kind(spec: str) -> str:
     return "image (original)" if spec == IMAGE else ("set, learnable" if spec in LEARNABLE else "set, plain")
 
 
-def weight_table(canvas_size: int = CANVAS_SIZE) -> list[dict]:
+def weight_table(geometry: Geometry) -> list[dict]:
     """One row per localiser of :data:`~setfuncs.experiments.attention.SPECS` (the image localiser first)
-    on ``canvas_size`` canvases.
+    on canvases of ``geometry`` (:data:`~setfuncs.experiments.attention.canvas.MULTI_MNIST` or
+    :data:`~setfuncs.experiments.attention.canvas.SURROGATE`).
 
     Keys: ``spec, kind`` (:func:`localiser_kind`), ``localiser`` and ``model`` (trainable weights of
     the localiser and of the whole AIR model at the medium budget, which the quick budget shares),
@@ -36,7 +37,7 @@ def weight_table(canvas_size: int = CANVAS_SIZE) -> list[dict]:
     """
     rows = []
     for spec in SPECS:
-        medium, full = make_air(spec, MEDIUM, canvas_size), make_air(spec, FULL, canvas_size)
+        medium, full = make_air(spec, MEDIUM, geometry), make_air(spec, FULL, geometry)
         rows.append({"spec": spec, "kind": localiser_kind(spec), "localiser": parameter_count(medium.localiser),
                      "model": parameter_count(medium), "localiser_full": parameter_count(full.localiser)})
     image = next(row["localiser"] for row in rows if row["spec"] == IMAGE)
