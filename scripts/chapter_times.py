@@ -13,9 +13,19 @@ each, with provenance, to ``results/benchmarks/chapter-times.json``:
   (``date``) and ``status`` (``"ok"``, or ``"failed"`` with the ``error``'s first line).
 
 A chapter that fails is recorded and the others still run; the exit status is then 1. The
-executed notebooks are thrown away: the committed chapters stay clean. An ``--out`` file that holds
-chapters this run would not measure again is refused (exit status 2), not overwritten: every
-chapter prints its time from the committed file. Run it on a quiet machine::
+executed notebooks are thrown away: the committed chapters stay clean.
+
+**Nothing lost.** Each chapter's entry goes into the existing ``--out`` file as soon as it is
+timed: the file is read, only that chapter's entry is replaced (the others stay as they are, with
+their own ``date``; entries written since this rule also carry their ``git_commit``), the
+provenance becomes this run's, and the file is replaced
+atomically (a temporary file, then :func:`os.replace`). A run killed or interrupted (Ctrl-C,
+SIGTERM) while it times a chapter leaves that chapter's earlier entry as it was and exits with
+status 130, saying so. An ``--out`` that is not a chapter-times file is refused (exit status 2),
+not overwritten, and so is a run whose budget or machine differs from the times it would keep
+beside its own. The budget is ``SETFUNCS_BUDGET`` as the chapters read it
+(:func:`setfuncs.budget.budget`: ``FULL`` is ``full``, an unknown name is refused). Run it on a
+quiet machine::
 
     python scripts/chapter_times.py                        # every chapter of book/
     python scripts/chapter_times.py --chapters 01_sets --out some.json   # only some, into another file
@@ -32,6 +42,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 import time
 from datetime import datetime, timezone
@@ -169,36 +180,83 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+#: The signals (``"SIGINT"``, ``"SIGTERM"``) that have stopped this run (:func:`_interrupt`).
+_STOPPED_BY: list[str] = []
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """The handler of SIGINT and SIGTERM while :func:`main` times chapters: note the signal, then stop
+    as Ctrl-C does, so that the chapter being timed leaves no entry."""
+    _STOPPED_BY.append(signal.Signals(signum).name)
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def run_chapter(path: Path, timeout: int) -> dict:
     """Execute the notebook at ``path`` in a fresh kernel (its folder as the working directory) and
-    return its entry: seconds, load averages before and after, date, status (and error)."""
+    return its entry: seconds, load averages before and after, date, status (and error).
+
+    Raises:
+        KeyboardInterrupt: Where the run is interrupted (SIGINT, as Ctrl-C sends, or SIGTERM): an
+            interrupted chapter has no time. While it executes, nbclient handles both signals
+            itself: it shuts the kernel down (and notes that in ``_async_cleanup_kernel_future``),
+            and the waiting cell then fails with another error, such as an empty AssertionError;
+            that failure is an interruption, not a time. So is a cell that fails with
+            ``KeyboardInterrupt`` (the kernel's own Ctrl-C), and any error after :func:`_interrupt`
+            has noted a signal.
+    """
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
     entry = {"load_before": load_average(), "date": _now()}
+    client = NotebookClient(notebook, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     try:
-        NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        client.execute()
         entry["status"] = "ok"
     except Exception as error:  # noqa: BLE001 - recorded, and the other chapters still run
         entry["status"] = "failed"
         # A cell's error carries its exception's name and message; anything else, its own message.
         name, value = getattr(error, "ename", type(error).__name__), getattr(error, "evalue", str(error))
+        if name == "KeyboardInterrupt" or _signalled(client):
+            raise KeyboardInterrupt(*_STOPPED_BY) from error
         entry["error"] = f"{name}: {(str(value).strip().splitlines() or [''])[0]}"[:300]
+    except BaseException as error:             # nbclient's cleanup on a signal cancels its tasks
+        if _signalled(client) and not isinstance(error, KeyboardInterrupt):
+            raise KeyboardInterrupt(*_STOPPED_BY) from error
+        raise
+    if _signalled(client):
+        raise KeyboardInterrupt(*_STOPPED_BY)
     entry["seconds"] = round(time.perf_counter() - start, 1)
     entry["load_after"] = load_average()
     return entry
 
 
+def _signalled(client: object) -> bool:
+    """Whether SIGINT or SIGTERM came while ``client`` (an nbclient ``NotebookClient``) ran: nbclient's
+    own handler of both started its cleanup of the kernel, or :func:`_interrupt` noted one."""
+    return bool(_STOPPED_BY) or getattr(client, "_async_cleanup_kernel_future", None) is not None
+
+
+def current_budget() -> str:
+    """The budget the chapters run at: ``SETFUNCS_BUDGET`` as :func:`setfuncs.budget.budget` reads it
+    (stripped, lower case, one of :data:`setfuncs.budget.BUDGETS`; a ValueError naming the variable
+    otherwise)."""
+    sys.path.insert(0, str(ROOT))
+    from setfuncs.budget import budget
+
+    return budget()
+
+
 def provenance() -> dict:
-    """The command, git commit, versions, hardware, budget, threads and date of this run."""
+    """The command, git commit, versions, hardware, budget (:func:`current_budget`), threads and
+    date of this run."""
     sys.path.insert(0, str(ROOT))
     from setfuncs.experiments.provenance import environment
 
     found = environment(nbclient=version("nbclient"), ipykernel=version("ipykernel"))
     found["command"] = [COMMAND.split()[0], *sys.argv]
-    found["budget"] = os.environ.get("SETFUNCS_BUDGET", "quick")
+    found["budget"] = current_budget()
     found["threads"] = dict(THREADS)
     found["date"] = _now()
     found["memory_gb"] = _memory_gb()
@@ -250,17 +308,41 @@ def read_times(path: Path = OUT) -> dict | None:
     return data
 
 
-def _dropped_chapters(path: Path, names: list[str]) -> list[str]:
-    """The chapters whose times the file at ``path`` holds and a run of ``names`` would not write again
-    (an empty list where the file does not exist; a file that is not a chapter-times file counts as
-    holding something, ``"its contents"``, so that it is not overwritten either)."""
+def _held_times(path: Path) -> dict | None:
+    """The chapter-times file at ``path`` that this run adds to; None where there is none.
+
+    Raises:
+        ValueError: One line naming ``--out`` and the fix, where ``path`` is something else (not
+            JSON, or not a valid chapter-times file: :func:`check_times`), which a run would lose.
+    """
     if not path.exists():
-        return []
+        return None
     try:
-        held = json.loads(path.read_text(encoding="utf-8"))["chapters"]
-        return [name for name in held if name not in names]
-    except (ValueError, KeyError, TypeError):
-        return ["its contents (not a chapter-times file)"]
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        problems = [f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"]
+    else:
+        problems = check_times(data)
+    if problems:
+        raise ValueError(f"--out {path} is not a chapter-times file ({'; '.join(problems)}), which this run would "
+                         "overwrite: pass another --out, or delete the file yourself")
+    return data
+
+
+def _mismatch(held: dict, found: dict, kept: list[str]) -> str | None:
+    """Why this run (provenance ``found``) may not write beside the ``kept`` chapters of the file
+    ``held``: another budget or another machine; None where it may (or nothing is kept)."""
+    if not kept:
+        return None
+    theirs = held["provenance"]
+    budget = str(theirs.get("budget", "quick")).strip().lower()
+    if budget != found["budget"]:
+        return f"the {budget} budget, and this run's is {found['budget']} (SETFUNCS_BUDGET)"
+    machine = {key: (theirs.get("hardware") or {}).get(key) for key in ("cpu_model", "cpu_count")}
+    ours = {key: found["hardware"].get(key) for key in machine}
+    if machine != ours:
+        return f"a machine with {machine}, and this one has {ours}"
+    return None
 
 
 def write_times(data: dict, path: Path) -> None:
@@ -271,15 +353,30 @@ def write_times(data: dict, path: Path) -> None:
     os.replace(partial, path)
 
 
+def record_entry(path: Path, chapter: str, entry: dict, found: dict) -> None:
+    """Put ``chapter``'s ``entry`` into the chapter-times file at ``path`` (made where missing): read
+    it, replace only that chapter's entry (chapters in file-name order), set the provenance to
+    ``found`` (this run's), write it atomically (:func:`write_times`)."""
+    held = _held_times(path)
+    chapters = dict(held["chapters"]) if held else {}
+    chapters[chapter] = entry
+    write_times({"provenance": found, "chapters": dict(sorted(chapters.items()))}, path)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Command line: time the chapters; the exit status is 0, 1 (a chapter failed), 2 (a bad argument,
+    nothing run) or 130 (interrupted: the chapter being timed keeps its earlier entry)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--book", type=Path, default=BOOK, help="the folder of the chapter notebooks (default: book/)")
     parser.add_argument("--chapters", nargs="+", metavar="NAME",
                         help="only these chapters, by file name without .ipynb (e.g. 01_sets); default: all")
-    parser.add_argument("--out", type=Path, default=OUT, help=f"the JSON file to write (default: {OUT.relative_to(ROOT)})")
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help=f"the JSON file to add the times to (default: {OUT.relative_to(ROOT)})")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds a cell may run (default: 1800)")
     args = parser.parse_args(argv)
 
+    if args.out.is_dir():
+        parser.error(f"--out {args.out} is a folder; pass the JSON file to write, e.g. --out {args.out / OUT.name}")
     available = {path.stem: path for path in chapters(args.book)}
     if not available:
         parser.error(f"no chapter notebooks (NN_name.ipynb) in {args.book}")
@@ -287,21 +384,43 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"no chapter {unknown} in {args.book}; chapters: {', '.join(available)}")
     selected = [available[name] for name in args.chapters] if args.chapters else list(available.values())
-    dropped = _dropped_chapters(args.out, [path.stem for path in selected])
-    if dropped:
-        parser.error(f"{args.out} holds the times of {', '.join(dropped)}, which this run would drop (the file "
-                     f"holds the chapters of one run): pass another --out, or measure every chapter (no --chapters)")
+    try:
+        current_budget()
+        held = _held_times(args.out)
+    except ValueError as error:
+        parser.error(str(error))
+    found = provenance()
+    kept = [name for name in (held or {"chapters": {}})["chapters"] if name not in {path.stem for path in selected}]
+    mismatch = held and _mismatch(held, found, kept)
+    if mismatch:
+        parser.error(f"--out {args.out} holds times of {', '.join(kept)} measured at {mismatch}: pass another "
+                     "--out, or measure every chapter it holds (no --chapters)")
 
-    os.environ.update(THREADS)           # kernels inherit this process's environment
-    data = {"provenance": provenance(), "chapters": {}}
-    for path in selected:
-        entry = run_chapter(path, args.timeout)
-        data["chapters"][path.stem] = entry
-        print(f"{path.stem}: {entry['status']}, {entry['seconds']:.1f} s (load {entry['load_before']} -> "
-              f"{entry['load_after']})" + (f": {entry['error']}" if "error" in entry else ""), flush=True)
-        write_times(data, args.out)      # after every chapter: an interrupted run keeps what it has
+    os.environ.update(THREADS, SETFUNCS_BUDGET=found["budget"])   # kernels inherit this process's environment
+    _STOPPED_BY.clear()
+    previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGINT, signal.SIGTERM)}
+    statuses, chapter = [], None
+    try:
+        for path in selected:
+            chapter = path.stem
+            entry = {**run_chapter(path, args.timeout), "git_commit": found.get("git_commit")}
+            for number in previous:                             # nbclient leaves the default handlers
+                signal.signal(number, _interrupt)
+            record_entry(args.out, chapter, entry, found)      # at once: a killed run keeps what it has
+            chapter = None
+            statuses.append(entry["status"])
+            print(f"{path.stem}: {entry['status']}, {entry['seconds']:.1f} s (load {entry['load_before']} -> "
+                  f"{entry['load_after']})" + (f": {entry['error']}" if "error" in entry else ""), flush=True)
+    except KeyboardInterrupt:
+        where = (f"while timing {chapter}: its earlier entry in {args.out} is kept as it was" if chapter else
+                 f"between chapters: {args.out} holds every chapter timed so far")
+        print(f"interrupted {where}; {len(statuses)} chapter(s) of this run were written", file=sys.stderr, flush=True)
+        return 130
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     print(f"wrote {args.out}")
-    return 0 if all(entry["status"] == "ok" for entry in data["chapters"].values()) else 1
+    return 0 if all(status == "ok" for status in statuses) else 1
 
 
 if __name__ == "__main__":

@@ -8,6 +8,12 @@ a wheel would not carry. Where ``setfuncs`` is importable (``make lab``, Binder,
 the book build, nbmake) the cell does nothing. It is tagged ``remove-cell``: the HTML book does not
 show it, while the downloaded ``.ipynb`` and the launched notebooks keep it.
 
+Readers run the cell's ``!git clone`` line in a shell, so every value of ``_config.yml`` that reaches
+it is checked against a strict pattern (:func:`repository`: ``https://host/owner/repo``, a branch
+name by git's rules in ``[A-Za-z0-9._/-]``, no ``$``, ``{`` or ``;``, which IPython or the shell
+would expand) and quoted with :func:`shlex.quote` (which leaves such values as they are); a value
+that breaks the pattern is refused in one line naming its key.
+
     python scripts/install_cell.py --check   # exit status 1, naming each notebook that is out of date
     python scripts/install_cell.py --write   # insert or update the cell in book/*.ipynb and drafts/*.ipynb
 """
@@ -16,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -31,16 +39,53 @@ EXTRAS = ("notebooks", "pointcloud", "attention")
 TAG = "install-setfuncs"
 #: Jupyter Book 1 (myst-nb) leaves a cell with this tag out of the HTML page.
 HIDE_TAG = "remove-cell"
+#: The repository's URL: ``https://host/owner/repo`` (``.git`` allowed), only characters that neither
+#: the shell nor IPython's ``!`` line (``$name``, ``{expression}``) gives a meaning; ``repo``, the
+#: clone's folder, starts with a letter or a digit (never ``-`` or ``.``).
+URL = re.compile(r"https://(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?)"
+                 r"/(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<repo>[A-Za-z0-9][A-Za-z0-9._-]*?)(?:\.git)?/?")
+#: The characters of a branch name (a subset of what git allows: ``git check-ref-format``).
+BRANCH = re.compile(r"[A-Za-z0-9._/-]+")
+
+
+def _branch_problem(branch: str) -> str | None:
+    """Why ``branch`` is not a branch name the install cell may pass to git; None if it is one.
+
+    Git's rules (``git check-ref-format --branch``) restricted to :data:`BRANCH`'s characters: no
+    ``-`` first, no ``..``, no ``//``, no component that starts with ``.`` or ends with ``.lock``,
+    no ``/`` or ``.`` at the end.
+    """
+    if not BRANCH.fullmatch(branch):
+        return "only letters, digits and . _ / - are allowed"
+    if branch.startswith("-"):
+        return "it must not start with '-'"
+    if ".." in branch or "//" in branch or branch.endswith(("/", ".")) or branch.startswith("/"):
+        return "no '..', '//', or '/' or '.' at either end"
+    if any(part.startswith(".") or part.endswith(".lock") for part in branch.split("/")):
+        return "no part may start with '.' or end with '.lock'"
+    return None
 
 
 def repository(config: Path = CONFIG) -> tuple[str, str]:
-    """The repository's URL and branch from ``repository:`` in the Jupyter Book configuration."""
+    """The repository's URL and branch from ``repository:`` in the Jupyter Book configuration.
+
+    Raises:
+        ValueError: In one line naming the key (``repository.url``, ``repository.branch``) and the
+            fix, where a value is missing or breaks :data:`URL` or git's branch rules
+            (:func:`_branch_problem`): both reach a shell in every chapter's first cell.
+    """
     settings = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
-    entry = settings.get("repository") or {}
+    entry = settings.get("repository") if isinstance(settings, dict) else None
+    entry = entry if isinstance(entry, dict) else {}
     url, branch = entry.get("url"), entry.get("branch")
-    if not (isinstance(url, str) and url.startswith("https://") and isinstance(branch, str) and branch):
-        raise ValueError(f"{config}: `repository:` needs `url: https://...` and `branch: <name>`, "
-                         f"found {entry!r}; set both (the launch buttons and the install cell use them)")
+    if not (isinstance(url, str) and URL.fullmatch(url)):
+        raise ValueError(f"{config}: repository.url is {url!r}, not https://host/owner/repo (letters, digits and "
+                         f". _ - only); set it to the repository's address, e.g. https://github.com/owner/repo "
+                         f"(the launch buttons and the install cell use it)")
+    why = _branch_problem(branch) if isinstance(branch, str) else "it is missing"
+    if why:
+        raise ValueError(f"{config}: repository.branch is {branch!r}: {why}; set it to the branch readers clone, "
+                         f"e.g. main")
     return url.rstrip("/"), branch
 
 
@@ -50,9 +95,11 @@ def clone_folder(config: Path = CONFIG) -> str:
 
 
 def clone_command(config: Path = CONFIG) -> str:
-    """The shell line that clones the configured branch of the repository (its latest commit only)."""
+    """The shell line that clones the configured branch of the repository (its latest commit only),
+    each value quoted (:func:`shlex.quote`; the values :func:`repository` lets through need none)."""
     url, branch = repository(config)
-    return f"!git clone --quiet --depth 1 --branch {branch} {url} {clone_folder(config)}"
+    return (f"!git clone --quiet --depth 1 --branch {shlex.quote(branch)} {shlex.quote(url)} "
+            f"{shlex.quote(clone_folder(config))}")
 
 
 def install_command(config: Path = CONFIG) -> str:
@@ -138,12 +185,17 @@ def write(path: Path, config: Path = CONFIG) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``--check`` or ``--write``; the exit status is 1 when ``--check`` finds a notebook out of date."""
+    """``--check`` or ``--write``; the exit status is 1 when ``--check`` finds a notebook out of date, 2
+    when ``_config.yml``'s ``repository:`` is refused (:func:`repository`), before any notebook is read."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--check", action="store_true", help="name every notebook whose install cell is out of date")
     action.add_argument("--write", action="store_true", help="insert or update the install cell in every notebook")
     args = parser.parse_args(argv)
+    try:
+        repository(CONFIG)
+    except ValueError as error:
+        parser.error(str(error))
     if args.write:
         for path in notebooks():
             if write(path):

@@ -20,6 +20,11 @@ into ``OUT/_build/latex/deep-sets-book-student.pdf``), without the API reference
 * **Checked.** After the build every page, ``_sources`` file and the search index is scanned for
   what a solution or a self-check answer leaves behind (the LaTeX source, for ``--pdf``); any
   find fails the build and names the files.
+* **It deletes only what it made.** Every argument is checked before anything is written
+  (:func:`check_arguments`). ``OUT`` is deleted and rebuilt only when it holds the marker file
+  :data:`MARKER`, which the script writes into every ``OUT`` it makes; a new or empty folder is
+  used as it is, and any other existing folder is refused (exit status 2), as are the repository,
+  its parents and the folders that hold ``book/`` or the book's cache.
 
 Usage: ``python scripts/student_edition.py [--out _build/student] [--toc _toc.yml] [--no-execute]
 [--pdf]``.
@@ -46,6 +51,11 @@ ROOT = Path(__file__).resolve().parents[1]
 BOOK_CACHE = ROOT / "_build" / ".jupyter_cache"
 #: A directive opens a fence of 3+ backticks, tildes or colons (MyST ``colon_fence``).
 DIRECTIVE_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
+#: The file that marks an ``--out`` folder as this script's, which a later run may delete and rebuild.
+MARKER = ".student-edition"
+#: What :data:`MARKER` says.
+MARKER_TEXT = ("Made by scripts/student_edition.py, the student edition's build: every run of it deletes and "
+               "rebuilds this folder.\n")
 #: The student PDF's name (``.tex`` and ``.pdf``).
 PDF_NAME = "deep-sets-book-student"
 #: The class that marks the answers to a chapter's self-check questions (the book's convention).
@@ -254,22 +264,61 @@ def check_no_solutions(html: Path) -> None:
                             + "; see how they are written in book/ and extend scripts/student_edition.py")
 
 
+def check_arguments(out: Path, toc: Path) -> None:
+    """Refuse, before anything is written or deleted, an ``out`` the build may not delete and rebuild
+    and a ``toc`` it cannot read.
+
+    ``out`` may be missing, an empty folder, or a folder that holds :data:`MARKER` (a student edition
+    this script made); never the repository, one of its parents or a folder that holds ``book/`` or
+    the book's cache, marker or not. ``toc`` must be a YAML file holding a mapping.
+
+    Raises:
+        ValueError: One line naming the argument (``--out``, ``--toc``) and the fix.
+    """
+    out = out.resolve()
+    if out in (ROOT, *ROOT.parents) or any(path.resolve().is_relative_to(out) for path in (BOOK_CACHE, ROOT / "book")):
+        raise ValueError(f"--out {out} holds the book's sources or its cache, which the build would delete; "
+                         "give it a folder of its own, such as _build/student")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder; choose a new or empty folder, such as _build/student")
+    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+        raise ValueError(f"--out {out} is a folder this script did not make (it has no {MARKER} file), which the "
+                         "build would delete; choose an empty or new folder, such as _build/student, or delete "
+                         "it yourself")
+    try:
+        table_of_contents = yaml.safe_load(toc.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else type(error).__name__
+        raise ValueError(f"--toc {toc} cannot be read ({reason}); pass a table of contents such as _toc.yml") from None
+    if not isinstance(table_of_contents, dict):
+        raise ValueError(f"--toc {toc} holds no table of contents (a YAML mapping with `root:`); pass one such "
+                         "as _toc.yml")
+
+
+def _fresh(out: Path) -> None:
+    """Make ``out`` an empty folder that holds :data:`MARKER`, deleting what it held only when it is
+    a student edition this script made (:func:`check_arguments` has refused any other)."""
+    if (out / MARKER).is_file():
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+
+
 def build(out: Path, toc: Path = ROOT / "_toc.yml", execute: bool = True, pdf: bool = False,
           builder: str = "pdflatex") -> Path:
     """Write the stripped sources to ``out/src``, build them, check the result; the HTML folder.
 
     With ``pdf``, build the PDF (``builder``: ``pdflatex``, XeLaTeX as ``make pdf``; ``latex``
-    writes only the LaTeX source) and return the LaTeX folder, ``out/_build/latex``.
+    writes only the LaTeX source) and return the LaTeX folder, ``out/_build/latex``. Every argument
+    is checked (:func:`check_arguments`, a ValueError) before ``out`` is touched; ``out`` is
+    replaced only when it holds :data:`MARKER`.
     """
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     if not jupyter_book.exists():
         raise FileNotFoundError(f"{jupyter_book} is missing: run `make setup` (or "
                                 "`pip install -r requirements.txt`) in the environment of this Python")
-    if out.resolve() in (ROOT, *ROOT.parents) or any(path.resolve().is_relative_to(out.resolve())
-                                                      for path in (BOOK_CACHE, ROOT / "book")):
-        raise ValueError(f"--out {out} holds the book's sources or its cache, which the build deletes "
-                         "first; give it a folder of its own, such as _build/student")
-    shutil.rmtree(out, ignore_errors=True)
+    check_arguments(out, toc)
+    _fresh(out)
     src = out / "src"
     write_sources(src, toc, execute, pdf)
     strict = ["-W", "-n"] if toc.resolve() == (ROOT / "_toc.yml").resolve() else []
@@ -294,7 +343,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pdf", action="store_true",
                         help=f"build the PDF ({PDF_NAME}.pdf in OUT/_build/latex) instead of the HTML")
     args = parser.parse_args(argv)
-    output = build(args.out.resolve(), args.toc.resolve(), execute=not args.no_execute, pdf=args.pdf)
+    out, toc = args.out.resolve(), args.toc.resolve()
+    try:
+        check_arguments(out, toc)
+    except ValueError as error:
+        parser.error(str(error))
+    output = build(out, toc, execute=not args.no_execute, pdf=args.pdf)
     if args.pdf:
         print(f"student edition, without solutions or self-check answers: {output / f'{PDF_NAME}.pdf'}")
     else:

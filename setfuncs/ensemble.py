@@ -35,7 +35,7 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from .learnable import lstm_cell_from_products
 from .population import SyncRequired, check_population, sync_free
-from .steps import StepLoop, TrainingLog, adam, device_name, divergence, resolve_device
+from .steps import StepLoop, TrainingLog, adam, check_clip, check_steps, device_name, divergence, resolve_device
 from .train import Batch, Objective
 
 __all__ = ["fit_ensemble", "clip_per_model"]
@@ -176,11 +176,14 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
 
     Returns, per model, its losses (a :class:`~setfuncs.steps.TrainingLog`) or, for a model whose
     loss became non-finite, the :class:`FloatingPointError` that :func:`~setfuncs.train.fit` would
-    have raised. Dropout draws its masks per model (``torch.vmap(randomness="different")``), so a
-    model with dropout does not repeat its one-by-one training exactly.
+    have raised (naming the step, and saying whether the model's slice of that step's batch held
+    NaN or inf). ``steps``, ``clip`` and ``device`` are refused as ``fit`` refuses them (a
+    ValueError naming the argument). Dropout draws its masks per model
+    (``torch.vmap(randomness="different")``), so a model with dropout does not repeat its one-by-one
+    training exactly.
     """
-    if steps < 1:
-        raise ValueError(f"steps must be a positive int, got {steps}")
+    steps = check_steps(steps)
+    check_clip(clip)
     scored = _objective_of(loss, objective)
     _check_same_architecture(models)
     marks = frozenset(checkpoints)
@@ -232,9 +235,9 @@ def fit_ensemble(models: Sequence[nn.Module], samples: Sequence[Callable[[], Bat
 
     errors: dict[int, FloatingPointError] = {}
 
-    def check(chunk: Tensor, first: int) -> bool:
+    def check(chunk: Tensor, first: int, batches: dict) -> bool:
         for s in range(len(models)):
-            if s not in errors and (error := divergence(chunk[:, s], first)) is not None:
+            if s not in errors and (error := divergence(chunk[:, s], first, batches, model=s)) is not None:
                 errors[s] = error
         if first + len(chunk) in marks and len(errors) < len(models):
             _copy_back(wrapped, params, buffers)

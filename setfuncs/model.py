@@ -31,7 +31,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .equivariant import DeepSetsEquivariant, Equivariant, make_activation
-from .plain import Aggregation, PowerMean, accumulate_in_float32, zero_padding
+from .plain import Aggregation, PowerMean, accumulate_in_float32, not_scriptable, zero_padding
 from .population import check_parameters, check_population, check_sizes
 from .registry import aggregation
 
@@ -223,6 +223,11 @@ class DeepSet(nn.Module):
         r"""The outputs ``[B, out]``, :math:`r = \operatorname{process}(\operatorname{aggregate}(C))` with
         :math:`C` the :meth:`~setfuncs.model.DeepSet.memory` of ``x: [B, N, in]`` (``mask``: real particles)."""
         return self.process(self.aggregate(self.memory(x, mask), mask))
+
+    def __prepare_scriptable__(self) -> nn.Module:
+        """Called by ``torch.jit.script`` before it compiles this model (alone or inside another module):
+        the TypeError of :func:`~setfuncs.plain.not_scriptable`, instead of a failure deep inside the compiler."""
+        raise not_scriptable(self)
 
 
 def parameter_count(module: nn.Module) -> int:

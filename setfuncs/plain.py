@@ -32,7 +32,7 @@ from torch import Tensor, nn
 from .population import SyncRequired, check_parameters, check_population, particle_counts, syncs_allowed
 
 __all__ = [
-    "Aggregation", "Sum", "Mean", "Max", "Min", "LogSumExp", "LogMeanExp", "Quantile", "Median", "PowerMean",
+    "Aggregation", "not_scriptable", "Sum", "Mean", "Max", "Min", "LogSumExp", "LogMeanExp", "Quantile", "Median", "PowerMean",
     "SoftmaxWeightedSum", "HALF_PRECISION", "SMALL_EXPONENT", "accumulate_in_float32", "finite_padding", "masked_sum",
     "weighted_sum", "zero_padding",
 ]
@@ -87,6 +87,17 @@ def finite_padding(x: Tensor, mask: Tensor | None) -> Tensor:
     return zero_padding(x, mask)
 
 
+def not_scriptable(module: nn.Module) -> TypeError:
+    """The error ``torch.jit.script`` meets on a module of this package (:meth:`Aggregation.__prepare_scriptable__`,
+    :meth:`~setfuncs.model.DeepSet.__prepare_scriptable__`): it checks its input in Python (messages built
+    from shapes, :func:`~setfuncs.population.sync_free`'s context variable) and uses custom autograd
+    functions, none of which TorchScript compiles, and PyTorch deprecates TorchScript; ``torch.compile``
+    compiles it (``tests/test_compiled.py`` trains a model so)."""
+    return TypeError(f"torch.jit.script cannot compile {type(module).__name__} (TorchScript does not support "
+                     "its Python input checks and custom autograd functions, and PyTorch deprecates it); "
+                     "compile it with torch.compile(module) instead, which runs those checks in Python")
+
+
 class Aggregation(nn.Module):
     """Base class: checks the population batch, then calls :meth:`reduce`.
 
@@ -95,6 +106,11 @@ class Aggregation(nn.Module):
             work for any ``D``), required for learnable ones. When given, inputs are checked
             against it and ``out_features`` equals it.
     """
+
+    def __prepare_scriptable__(self) -> nn.Module:
+        """Called by ``torch.jit.script`` before it compiles this aggregation (alone, or inside a layer
+        or model): the TypeError of :func:`not_scriptable`, instead of a failure deep inside the compiler."""
+        raise not_scriptable(self)
 
     def __init__(self, features: int | None = None) -> None:
         super().__init__()
@@ -330,7 +346,10 @@ class Quantile(Aggregation):
 
     Sort the real particles :math:`x_{(0)} \le \dots \le x_{(N-1)}`, let :math:`h = q (N-1)`:
     :math:`\alpha(X) = x_{(\lfloor h \rfloor)} + (h - \lfloor h \rfloor)(x_{(\lceil h \rceil)} - x_{(\lfloor h \rfloor)})`
-    (``numpy.quantile``'s default). ``q = 0`` is ``min``, ``q = 1`` is ``max``.
+    (``numpy.quantile``'s default). ``q = 0`` is ``min``, ``q = 1`` is ``max``: there :math:`h` is a
+    whole number and the result is the order statistic :math:`x_{(0)}` or :math:`x_{(N-1)}` itself,
+    without the interpolation, whose :math:`0 \cdot (\infty - \infty)` would make the maximum of
+    :math:`\{1, 2, \infty\}` NaN.
     """
 
     def __init__(self, q: float, features: int | None = None) -> None:
@@ -346,9 +365,13 @@ class Quantile(Aggregation):
         lo, hi = h.floor(), h.ceil()
         index = lambda k: k.long().unsqueeze(-1).expand(-1, 1, x.shape[-1])  # noqa: E731
         below = ordered.gather(1, index(lo)).squeeze(1)
-        above = ordered.gather(1, index(hi)).squeeze(1)
+        if self.q in (0.0, 1.0):  # min or max: the order statistic itself, infinities included
+            value = below
+        else:
+            above = ordered.gather(1, index(hi)).squeeze(1)
+            value = below + (h - lo) * (above - below)
         # sort puts a NaN after every number, so the order statistics would skip it: propagate instead
-        return (below + (h - lo) * (above - below)).masked_fill(_has_nan(x, mask), math.nan)
+        return value.masked_fill(_has_nan(x, mask), math.nan)
 
     def extra_repr(self) -> str:
         return ", ".join(filter(None, [f"q={self.q}", super().extra_repr()]))

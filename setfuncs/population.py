@@ -8,9 +8,10 @@ means every particle is real, the fast path.
 
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
+from typing import Callable, Iterator
 
 import torch
 from torch import Tensor
@@ -136,18 +137,49 @@ def particle_counts(x: Tensor, mask: Tensor | None) -> Tensor:
 
 
 def pad_populations(populations: list[Tensor], value: float = 0.0) -> tuple[Tensor, Tensor]:
-    """Stack ragged populations ``[N_b, D]`` into ``x: [B, max N_b, D]`` and ``mask: [B, max N_b]``.
+    r"""Stack ragged populations ``[N_b, D]`` into ``x: [B, max N_b, D]`` and ``mask: [B, max N_b]``.
 
-    Padding slots hold ``value``; set functions ignore them through the mask.
+    :math:`x_{b,i} = p_{b,i}` for :math:`i < N_b` and ``value`` beyond (padding, which set functions
+    ignore through the mask), :math:`\text{mask}_{b,i} = (i < N_b)`. Every population must have the
+    same features ``D``, dtype and device: a ValueError names the populations that differ and how to
+    make them agree (a float64 population beside float32 ones is never rounded silently).
     """
     if not populations:
         raise ValueError("pad_populations needs at least one population")
     for i, p in enumerate(populations):
+        if not isinstance(p, Tensor):
+            raise TypeError(f"population {i} must be a torch.Tensor of shape [N, D], got {type(p).__name__}; "
+                            "convert it with torch.as_tensor(p, dtype=torch.float32)")
         if p.dim() != 2:
             raise ValueError(f"population {i} must have shape [N, D], got {tuple(p.shape)}")
         if p.shape[0] == 0:
             raise ValueError(f"population {i} has no particle; every population needs at least one")
+    _check_agree(populations, "features", lambda p: f"{p.shape[1]} features",
+                 "every population needs the same D: select or project the features so that they agree")
+    widest = functools.reduce(torch.promote_types, (p.dtype for p in populations))
+    _check_agree(populations, "dtypes", lambda p: p.dtype,
+                 f"pad_populations does not round or convert silently: convert them explicitly, e.g. "
+                 f"[p.to({widest}) for p in populations]")
+    _check_agree(populations, "devices", lambda p: p.device,
+                 f"move them to one device, e.g. [p.to('{populations[0].device}') for p in populations]")
     x = torch.nn.utils.rnn.pad_sequence(populations, batch_first=True, padding_value=value)
     lengths = torch.tensor([p.shape[0] for p in populations], device=x.device)
     mask = torch.arange(x.shape[1], device=x.device)[None, :] < lengths[:, None]
     return x, mask
+
+
+def _check_agree(populations: list[Tensor], what: str, of: Callable[[Tensor], object], fix: str) -> None:
+    """A ValueError naming the populations by index, grouped by ``of(p)`` (their features, dtype or
+    device: ``what``), unless every population has the same, ending with ``fix``."""
+    groups: dict[object, list[int]] = {}
+    for i, p in enumerate(populations):
+        groups.setdefault(of(p), []).append(i)
+    if len(groups) > 1:
+        shown = "; ".join(f"population(s) {_indices(rows)}: {key}" for key, rows in groups.items())
+        raise ValueError(f"pad_populations: the populations differ in their {what} ({shown}); {fix}")
+
+
+def _indices(rows: list[int]) -> str:
+    """``rows`` as ``[0, 2, 5]``, the first ten and a count of the others."""
+    more = f" and {len(rows) - 10} more" if len(rows) > 10 else ""
+    return f"{rows[:10]}{more}"

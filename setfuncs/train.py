@@ -25,7 +25,7 @@ import torch
 from torch import Tensor, nn
 
 from .population import check_population
-from .steps import StepLoop, TrainingLog, adam, device_name, divergence, resolve_device
+from .steps import StepLoop, TrainingLog, adam, check_clip, check_steps, device_name, divergence, resolve_device
 
 __all__ = ["Batch", "fit", "evaluate"]
 
@@ -48,9 +48,10 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
         model: maps ``(x, mask)`` to predictions.
         sample: draws one training batch ``(x, y, mask)`` (on any device; it is moved to ``device``).
         loss: ``loss(prediction, y)`` -> scalar, of ``prediction = model(x, mask)``; None with ``objective``.
-        steps: number of gradient steps.
+        steps: number of gradient steps, a positive int.
         lr, weight_decay: Adam's settings.
-        clip: gradient-norm clipping threshold (None: no clipping).
+        clip: gradient-norm clipping threshold :math:`c > 0`, finite (None: no clipping); the gradient
+            :math:`g` of the parameters becomes :math:`g \min(1, c / \lVert g \rVert)`.
         progress: show a tqdm progress bar with the running loss.
         desc: the progress bar's label.
         eps: Adam's :math:`\epsilon` in :math:`\Delta\theta = -\eta\, \hat m / (\sqrt{\hat v} + \epsilon)`
@@ -59,7 +60,8 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
             each step count in ``milestones``, so step ``t`` (from 0) uses
             :math:`\eta\,\gamma^{|\{m \in \text{milestones}:\ m \le t\}|}`.
         device: where to train (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"auto"``: a GPU when there is
-            one); None: where the model's parameters are. The model is moved there.
+            one); None: where the model's parameters are (a ValueError on ``"meta"``, which holds no
+            values to train). The model is moved there.
         graph: capture the step as a CUDA graph (None: on a GPU, when the batches keep their shapes;
             True on a CPU is an error).
         read_every: steps between two reads of the losses (divergence check, progress bar).
@@ -75,10 +77,13 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
 
     Raises:
         FloatingPointError: the loss became non-finite (found at the next read; the message names
-            the first such step).
+            the first such step, and says whether that step's batch held NaN or inf: the batches since
+            the last read are kept for this, :class:`~setfuncs.steps.StepLoop`).
+        ValueError: a setting no training can use (``steps`` not a positive int, ``clip`` not a
+            positive finite number or None, a device other than the CPU or a GPU of this machine).
     """
-    if steps < 1:
-        raise ValueError(f"steps must be a positive int, got {steps}")
+    steps = check_steps(steps)
+    check_clip(clip)
     if (loss is None) == (objective is None):
         raise ValueError("fit needs exactly one of loss (of the model's prediction) and objective (of the model "
                          "and the batch)")
@@ -105,8 +110,8 @@ def fit(model: nn.Module, sample: Callable[[], Batch], loss: Callable[[Tensor, T
             nn.utils.clip_grad_norm_(parameters, clip)
         return value.detach()
 
-    def check(chunk: Tensor, first: int) -> bool:
-        error = divergence(chunk, first)
+    def check(chunk: Tensor, first: int, batches: dict) -> bool:
+        error = divergence(chunk, first, batches)
         if error is not None:
             raise error
         if first + len(chunk) in marks:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shlex
 import tomllib
 from pathlib import Path
 from urllib.parse import urlparse
@@ -80,6 +81,76 @@ def test_install_command_installs_the_package_from_a_clone_of_the_configured_rep
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     assert match and match.group(1) == folder and url.endswith("/" + folder)
     assert set(match.group(2).split(",")) <= set(extras), "the install cell names extras pyproject.toml lacks"
+
+
+def _config(tmp_path: Path, url: object, branch: object) -> Path:
+    """A ``_config.yml`` whose ``repository:`` holds ``url`` and ``branch``."""
+    path = tmp_path / "_config.yml"
+    path.write_text(yaml.safe_dump({"title": "T", "repository": {"url": url, "branch": branch}}), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("url, branch", [
+    ("https://github.com/deep-sets-book/deep-sets-book", "main"),
+    ("https://git.example.org:8443/some_owner/Repo.name.git", "release/1.0-rc_2"),
+])
+def test_the_clone_line_passes_the_configured_values_to_git_as_three_words(tmp_path: Path, url: str,
+                                                                           branch: str) -> None:
+    config = _config(tmp_path, url, branch)
+    words = shlex.split(install_cell.clone_command(config).removeprefix("!"))
+    assert words == ["git", "clone", "--quiet", "--depth", "1", "--branch", branch, url,
+                     url.rsplit("/", 1)[-1].removesuffix(".git")]
+    assert "'" not in install_cell.clone_command(config), (
+        "a safe value should stay unquoted (the committed cells keep their text)")
+
+
+@pytest.mark.parametrize("key, url, branch", [
+    ("repository.branch", "https://github.com/o/r", "main;touch${IFS}/x"),
+    ("repository.branch", "https://github.com/o/r", "main && rm -rf ~"),
+    ("repository.branch", "https://github.com/o/r", "$(id)"),
+    ("repository.branch", "https://github.com/o/r", "{__import__('os').system('id')}"),
+    ("repository.branch", "https://github.com/o/r", "-upload-pack=touch /x"),
+    ("repository.branch", "https://github.com/o/r", "--upload-pack=x"),
+    ("repository.branch", "https://github.com/o/r", "a..b"),
+    ("repository.branch", "https://github.com/o/r", "topic.lock"),
+    ("repository.branch", "https://github.com/o/r", ".hidden"),
+    ("repository.branch", "https://github.com/o/r", "trailing/"),
+    ("repository.branch", "https://github.com/o/r", "main\nid"),
+    ("repository.branch", "https://github.com/o/r", ""),
+    ("repository.branch", "https://github.com/o/r", None),
+    ("repository.url", "https://github.com/o/r;id", "main"),
+    ("repository.url", "https://github.com/o/r x", "main"),
+    ("repository.url", "https://github.com/o/$HOME", "main"),
+    ("repository.url", "https://github.com/o/{x}", "main"),
+    ("repository.url", "https://github.com/o/-r", "main"),
+    ("repository.url", "https://github.com/o", "main"),
+    ("repository.url", "https://github.com/o/r/tree/main", "main"),
+    ("repository.url", "http://github.com/o/r", "main"),
+    ("repository.url", "https://github.com/o/r`id`", "main"),
+    ("repository.url", 7, "main"),
+])
+def test_a_config_value_that_could_reach_the_shell_is_refused_in_one_line_naming_its_key(
+        tmp_path: Path, key: str, url: object, branch: object) -> None:
+    config = _config(tmp_path, url, branch)
+    with pytest.raises(ValueError) as refused:
+        install_cell.clone_command(config)
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith(f"{config}: {key} ") and "; set it to" in message
+
+
+def test_the_command_refuses_a_planted_branch_before_it_writes_a_notebook(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    notebook = tmp_path / "01_chapter.ipynb"
+    notebook.write_text((ROOT / FIRST_CHAPTER).read_text(encoding="utf-8"), encoding="utf-8")
+    before = notebook.read_text(encoding="utf-8")
+    monkeypatch.setattr(install_cell, "CONFIG", _config(tmp_path, "https://github.com/o/r", "main;touch${IFS}/x"))
+    monkeypatch.setattr(install_cell, "NOTEBOOK_DIRS", (tmp_path,))
+    with pytest.raises(SystemExit) as stopped:
+        install_cell.main(["--write"])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert stopped.value.code == 2 and "repository.branch" in error and "set it to" in error
+    assert notebook.read_text(encoding="utf-8") == before and ";touch" not in before
 
 
 def test_install_cell_is_a_no_op_where_setfuncs_is_importable(tmp_path: Path) -> None:

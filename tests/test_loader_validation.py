@@ -479,6 +479,37 @@ def test_a_numpy_integer_seed_is_that_seed(tmp_path: Path) -> None:
     assert cache_path(tmp_path / "other", "train", 16, 3).is_file()
 
 
+def test_the_digest_of_a_folder_names_its_meshes_not_where_it_is(tmp_path: Path) -> None:
+    """``mesh_digest``, which a point-cloud sweep's identity holds: a copy of the folder elsewhere (its
+    files with other modification times) has the digest of the original; a folder with one byte of one
+    mesh changed, a mesh renamed, a mesh more or a class more has another."""
+    import shutil
+
+    def folder(root: Path) -> Path:
+        for split in ("train", "test"):
+            write(root / "cube" / split / "cube_0000.off", cube())
+            write(root / "tetra" / split / "tetra_0000.off", TETRAHEDRON)
+        return root
+
+    original = modelnet.mesh_digest(folder(tmp_path / "A"))
+    assert re.fullmatch(r"[0-9a-f]{64}", original)
+    shutil.copytree(tmp_path / "A", tmp_path / "elsewhere" / "B")
+    assert modelnet.mesh_digest(tmp_path / "elsewhere" / "B") == original
+    changes = {
+        "one byte": lambda root: write(root / "cube" / "test" / "cube_0000.off", cube().replace("1 1 1", "1 1 2")),
+        "a mesh renamed": lambda root: (root / "cube" / "test" / "cube_0000.off").rename(
+            root / "cube" / "test" / "cube_0001.off"),
+        "a mesh more": lambda root: write(root / "tetra" / "train" / "tetra_0001.off", TETRAHEDRON),
+        "a class more": lambda root: [write(root / "wedge" / split / "wedge_0000.off", TETRAHEDRON)
+                                      for split in ("train", "test")],
+    }
+    for k, (what, change) in enumerate(changes.items()):
+        root = folder(tmp_path / f"changed-{k}")
+        assert modelnet.mesh_digest(root) == original
+        change(root)
+        assert modelnet.mesh_digest(root) != original, what
+
+
 # --- MNIST IDX files --------------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from setfuncs.experiments.pointcloud import (BUDGETS, FULL, MEDIUM, QUICK, Budge
                                              accuracy_curves, evaluation_sizes, format_table, load_results,
                                              milestones, paper_rows, points_per_test_cloud, pointcloud_table,
                                              run_one, sweep, table2_tasks)
+from setfuncs.experiments.pointcloud.sweep import data_identity
 from setfuncs.experiments.pointcloud.__main__ import main
 from setfuncs.experiments.results import RESULTS_DIR
 from setfuncs.experiments.sweeps import TrainingBudget
@@ -135,6 +136,86 @@ def test_a_modelnet_folder_runs_end_to_end(tmp_path: Path) -> None:
         Data("modelnet10")
 
 
+def one_error_line(err: str) -> str:
+    """The one line of ``err`` that says ``error`` (the others are the sampling bars), which ends it."""
+    lines = [line for line in err.strip().splitlines() if "error" in line]
+    assert len(lines) == 1 and err.strip().endswith(lines[0]), err
+    return lines[0]
+
+
+def modelnet_folder(root: Path, classes: int, train: int = 8, test: int = 2) -> Path:
+    """A ModelNet40-like folder of ``classes`` classes (a box, a cone, a cylinder, ...), ``train`` and
+    ``test`` meshes of each (the same mesh, so only the counts and the class names differ)."""
+    meshes = [("box", trimesh.creation.box()), ("cone", trimesh.creation.cone(1.0, 2.0)),
+              ("cylinder", trimesh.creation.cylinder(0.5, 1.5))][:classes]
+    for name, mesh in meshes:
+        for split, count in (("train", train), ("test", test)):
+            (root / name / split).mkdir(parents=True)
+            for i in range(count):
+                mesh.export(root / name / split / f"{name}_{i:04d}.off", file_type="off")
+    return root
+
+
+def test_a_resume_on_another_modelnet_folder_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sitting on a ModelNet folder of 2 classes, then one on another folder of 3 into the same file:
+    the second is refused (exit 2, one line naming the file and the data's identity) and the file keeps
+    its runs; the first folder moved elsewhere (the same meshes) resumes it: the identity holds the meshes'
+    digest, the provenance the folder's resolved path."""
+    monkeypatch.setitem(BUDGETS, "quick", replace(TINY, name="quick", curve_sizes=(10,)))
+    first, other = modelnet_folder(tmp_path / "A", 2), modelnet_folder(tmp_path / "B", 3)
+    out = tmp_path / "r.json"
+    common = ["sweep", "--budget", "quick", "--runs", "1", "--jobs", "1", "--data", "modelnet40",
+              "--configurations", "max/max", "--no-progress", "--out", str(out)]
+    main([*common, "--root", str(first), "--cache", str(tmp_path / "cache-A")])
+    before = out.read_bytes()
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:
+        main([*common, "--root", str(other), "--cache", str(tmp_path / "cache-B")])
+    assert refused.value.code == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert str(out) in line and "another sweep" in line and "data.classes: 2 in the file, 3 in this sweep" in line
+    assert "data.meshes_sha256" in line
+    assert out.read_bytes() == before
+    written = json.loads(before)
+    assert written["identity"]["data"]["name"] == "modelnet40" and written["identity"]["data"]["classes"] == 2
+    assert len(written["identity"]["data"]["meshes_sha256"]) == 64 and "root" not in written["identity"]["data"]
+    assert written["data"]["root"] == str(first.resolve())
+
+    moved = tmp_path / "elsewhere" / "ModelNet"
+    moved.parent.mkdir()
+    first.rename(moved)
+    main([*common, "--runs", "2", "--root", str(moved), "--cache", str(tmp_path / "cache-A")])   # one seed more
+    assert "(this sitting: 1 new, 1 kept, 0 failed)" in capsys.readouterr().out
+    resumed = json.loads(out.read_text())
+    assert resumed["data"]["root"] == str(first.resolve())      # the header is the first sitting's (the engine keeps it)
+    assert resumed["runs"][0] == written["runs"][0]
+    assert resumed["identity"] == written["identity"] and len(resumed["runs"]) == 2
+
+
+def test_a_modelnet_folder_of_less_than_one_batch_is_refused_up_front(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    """Two classes of three training meshes are 6 clouds, and a quick batch needs 32: one line names
+    the folder, the clouds of each split and the batch, and says what to change; no run starts and no
+    file is written (every run used to fail, with the advice to run the same command again)."""
+    root = modelnet_folder(tmp_path / "ModelNet40", 2, train=3, test=1)
+    out = tmp_path / "r.json"
+    with pytest.raises(SystemExit) as stopped:
+        main(["sweep", "--budget", "quick", "--runs", "1", "--jobs", "1", "--data", "modelnet40", "--root", str(root),
+              "--configurations", "max/max", "--no-progress", "--out", str(out)])
+    assert stopped.value.code == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.endswith(f"error: --root {root}: the ModelNet40 folder {root.resolve()} holds 6 training and 2 test "
+                         f"clouds (2 classes), fewer training clouds than one batch of the quick budget needs (32), so "
+                         f"no run can train on it: add meshes to its <class>/train folders (<root>/<class>/{{train,test}}/"
+                         f"*.off, e.g. <root>/airplane/train/airplane_0001.off; the whole of ModelNet40 has 9,843 "
+                         f"training meshes), or use a budget whose batch is at most 6")
+    assert "same command" not in line and not out.exists()
+    with pytest.raises(ValueError, match="raise train_per_class to at least 3, or lower the batch to at most 24"):
+        sweep(1, replace(TINY, batch=32), tmp_path / "s.json", ["max/max"], Data(), Engine(jobs=1), progress=False)
+    assert not (tmp_path / "s.json").exists()
+
+
 def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     out = tmp_path / "sub" / "pointcloud.json"
     sweep(1, TINY, out, ["max/max", "r-sum/r-sum"], Data(), Engine(jobs=1), progress=False)
@@ -145,7 +226,9 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
         assert results[key] is not None, key
     assert "git_commit" in results and results["experiment"] == "point_cloud_classification"
     assert results["complete"] is True and results["budget"] == "tiny"
-    assert results["identity"]["data"] == "shapes"
+    assert results["identity"]["data"] == {"name": "shapes", "classes": 12, "train_clouds": 24, "test_clouds": 24,
+                                           "generator_sha256": data_identity(Data(), TINY)["generator_sha256"]}
+    assert len(results["identity"]["data"]["generator_sha256"]) == 64
     assert results["data"]["name"] == "shapes" and results["data"]["classes"] == 12
     assert (results["data"]["train_clouds"], results["data"]["test_clouds"]) == (24, 24)
     assert (results["data"]["train_points"], results["data"]["test_points"]) == (40, 1000)

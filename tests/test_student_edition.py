@@ -169,6 +169,7 @@ def test_the_built_student_edition_holds_exercises_and_no_solution(tmp_path: Pat
 
     output = student_edition.build(tmp_path / "student", _toc(tmp_path), execute=False)
 
+    assert (tmp_path / "student" / student_edition.MARKER).is_file(), "a later build must find its marker"
     files = [path for path in output.rglob("*") if path.suffix in {".html", ".ipynb", ".md", ".js", ".txt"}]
     leaks = [(str(path.relative_to(output)), text) for path in files for text in SOLUTION_TEXT
              if _flat(text) in _visible(path)]
@@ -196,3 +197,92 @@ def test_the_student_edition_reads_outputs_from_the_books_cache(tmp_path: Path,
     output = student_edition.build(tmp_path / "student", _toc(tmp_path), execute=True)
 
     assert "OUTPUT-FROM-THE-CACHE" in (output / CHAPTER.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+
+
+# --- what the build may delete --------------------------------------------------------------------
+
+class _Wrote(Exception):
+    """Raised by a stand-in for ``write_sources``: the build got as far as writing."""
+
+
+def _no_writing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the build stop, with :class:`_Wrote`, where it would start writing the sources."""
+    def write_sources(*args, **kwargs) -> None:
+        raise _Wrote
+    monkeypatch.setattr(student_edition, "write_sources", write_sources)
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` with its text."""
+    return {path.relative_to(folder).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_a_bad_toc_is_refused_before_out_is_deleted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    """``--out ~/my-thesis --toc /no/such.yml`` used to delete the folder, then fail on the toc."""
+    _no_writing(monkeypatch)
+    out = tmp_path / "my-thesis"
+    (out / "chapters").mkdir(parents=True)
+    (out / "chapters" / "one.tex").write_text("my thesis", encoding="utf-8")
+    (out / ".student-edition").write_text("even with the marker, nothing goes before the toc is read\n",
+                                          encoding="utf-8")
+    before = _tree(out)
+    with pytest.raises(SystemExit) as stopped:
+        student_edition.main(["--out", str(out), "--toc", str(tmp_path / "no" / "such.yml")])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert stopped.value.code == 2 and ": error: --toc " in error
+    assert "such.yml" in error and "_toc.yml" in error
+    assert _tree(out) == before
+
+
+@pytest.mark.parametrize("name, files", [("my-thesis", {"thesis.tex": "chapter 1"}),
+                                         ("results", {"circle.json": "{}"}),
+                                         (".git", {"HEAD": "ref: refs/heads/main", "objects/ab": "x"})])
+def test_an_existing_folder_without_the_marker_is_refused_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture, name: str,
+                                                                    files: dict[str, str]) -> None:
+    _no_writing(monkeypatch)
+    out = tmp_path / name
+    for relative, text in files.items():
+        (out / relative).parent.mkdir(parents=True, exist_ok=True)
+        (out / relative).write_text(text, encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        student_edition.main(["--out", str(out), "--no-execute"])
+    error = capsys.readouterr().err.strip().splitlines()[-1]       # after argparse's usage
+    assert stopped.value.code == 2 and f": error: --out {out} " in error
+    assert "empty or new folder" in error and "delete it yourself" in error
+    assert _tree(out) == files
+
+
+@pytest.mark.parametrize("out", [ROOT, ROOT.parent, ROOT / "_build", ROOT / "book"], ids=lambda p: p.name or "/")
+def test_the_repository_and_what_holds_the_book_or_its_cache_are_refused(out: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture) -> None:
+    _no_writing(monkeypatch)
+
+    def rmtree(path, *args, **kwargs) -> None:
+        raise AssertionError(f"the build tried to delete {path}")
+    monkeypatch.setattr(student_edition.shutil, "rmtree", rmtree)      # whatever breaks, nothing goes
+    assert not (out / student_edition.MARKER).exists(), f"{out} holds the marker; remove it"
+    with pytest.raises(SystemExit) as stopped:
+        student_edition.main(["--out", str(out)])
+    assert stopped.value.code == 2 and f"--out {out} " in capsys.readouterr().err
+
+
+def test_a_marked_folder_is_rebuilt_and_a_new_or_empty_one_is_marked(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build deletes a folder it made before (with the marker) and marks every folder it makes."""
+    def write_sources(src: Path, *args, **kwargs) -> None:
+        (src / "book").mkdir(parents=True)
+        (src / "book" / "page.md").write_text("# Page\n", encoding="utf-8")
+    monkeypatch.setattr(student_edition, "write_sources", write_sources)
+    monkeypatch.setattr(student_edition.subprocess, "run", lambda command, check: None)
+    toc = _toc(tmp_path)
+    empty, new = tmp_path / "empty", tmp_path / "new" / "student"
+    empty.mkdir()
+    for out in (empty, new):
+        student_edition.build(out, toc, execute=False)
+        assert _tree(out) == {".student-edition": student_edition.MARKER_TEXT, "src/book/page.md": "# Page\n"}
+    (new / "src" / "stale.md").write_text("from the last build", encoding="utf-8")
+    student_edition.build(new, toc, execute=False)
+    assert "src/stale.md" not in _tree(new) and (new / student_edition.MARKER).is_file()

@@ -122,7 +122,12 @@ def test_workers_get_the_avx2_kernels_on_x86_unless_the_environment_names_others
     monkeypatch.setattr(engine_module.platform, "machine", lambda: "x86_64")
     assert engine_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx2"}
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx512")                  # the user's choice wins
-    assert engine_module.worker_environment() == {}
+    assert engine_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx512"}
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "AVX2")          # as runs record it: torch reads lower case only
+    assert engine_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx2"}
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx3")
+    with pytest.raises(ValueError, match="ATEN_CPU_CAPABILITY='avx3' is not a torch CPU kernel set.*default, avx2, avx512"):
+        engine_module.worker_environment()
     monkeypatch.delenv("ATEN_CPU_CAPABILITY")
     monkeypatch.setattr(engine_module.platform, "machine", lambda: "aarch64")   # an x86 variable
     assert engine_module.worker_environment() == {}
@@ -283,9 +288,10 @@ def test_a_resumed_sweep_adds_seeds_and_keeps_what_it_has(tmp_path: Path, here: 
     assert second["runs"][:2] == first["runs"] and len(second["runs"]) == 6
     assert second["configurations"] == ["a", "b", "c"] and second["seeds"] == [0, 1]
     assert second["sittings"][1]["kept_runs"] == 2 and second["sittings"][1]["runs_added"] == 4
-    third = probe_sweep(sweep_tasks.record, out, ["a"], 1, engine=here)    # nothing to run, nothing lost
-    assert third["runs"] == second["runs"] and third["sittings"][2]["ended"] == "nothing to run"
-    assert third["complete"] is True
+    before = out.read_bytes()
+    third = probe_sweep(sweep_tasks.record, out, ["a"], 1, engine=here)    # nothing to run: nothing written
+    assert third.sitting is None and out.read_bytes() == before
+    assert third["runs"] == second["runs"] and third["sittings"] == second["sittings"] and third["complete"] is True
 
 
 def test_a_file_of_another_experiment_or_budget_is_refused_naming_it(tmp_path: Path, here: Engine) -> None:
@@ -435,7 +441,7 @@ def test_a_write_is_atomic_and_leaves_no_temporary_file(tmp_path: Path, monkeypa
 
 
 def test_an_unwritable_out_fails_before_any_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_cluster(engine):
+    def no_cluster(engine, signals):
         raise AssertionError("no run may start when the results file cannot be written")
 
     monkeypatch.setattr(engine_module, "_cluster", no_cluster)

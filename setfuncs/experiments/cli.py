@@ -10,20 +10,23 @@ results file and ``--paper`` are here, once.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from .engine import DeviceError, Engine, SweepInterrupted
+from .engine import ClusterError, DeviceError, Engine, SweepInterrupted
 from .findings import VARIANT_TITLES, Finding, format_findings
 from .results import load_paper
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
-from .sweeps import all_configurations, spec_of
+from .sweeps import MAX_RUNS, all_configurations, spec_of
 
-__all__ = ["SPECS", "TIME_LIMIT_STATUS", "parse_positive_int", "parse_duration", "existing_file", "results_path",
+__all__ = ["SPECS", "TIME_LIMIT_STATUS", "MAX_TIME_LIMIT", "SCHEDULER", "parse_positive_int", "parse_runs",
+           "parse_scheduler", "parse_duration", "existing_file", "results_path",
            "add_sweep_command", "add_bootstrap_arguments", "engine_of", "run_sweep_command", "load_checked", "print_findings",
            "SweepCommand", "TableCommand", "CommandLine"]
 
@@ -40,6 +43,27 @@ def parse_positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
+
+
+def parse_runs(text: str) -> int:
+    """An argparse type for ``--runs``: a positive integer up to :data:`~setfuncs.experiments.sweeps.MAX_RUNS`."""
+    value = parse_positive_int(text)
+    if value > MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"{value:,} seeds per configuration is more than a sweep plans "
+                                         f"(at most {MAX_RUNS:,}); the findings need about ten")
+    return value
+
+
+#: What ``--scheduler`` accepts: a Dask address, ``[PROTOCOL://]HOST:PORT``.
+SCHEDULER = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(?:[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:]+\]):\d{1,5}")
+
+
+def parse_scheduler(text: str) -> str:
+    """An argparse type for ``--scheduler``: a Dask scheduler's address, e.g. ``tcp://10.0.0.5:8786``."""
+    if not SCHEDULER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a Dask scheduler's address such as tcp://10.0.0.5:8786 (the one "
+                                         f"`dask scheduler` prints), got {text!r}")
+    return text
 
 
 def existing_file(text: str) -> Path:
@@ -60,6 +84,8 @@ TIME_LIMIT_STATUS = 75
 
 #: ``--time-limit``'s units.
 _UNITS = {"s": 1, "m": 60, "h": 3600}
+#: The longest ``--time-limit``, in seconds (a year): beyond it, leave the limit out.
+MAX_TIME_LIMIT = 366 * 24 * 3600
 
 
 def parse_duration(text: str) -> float:
@@ -74,6 +100,9 @@ def parse_duration(text: str) -> float:
     if not parts or seconds == 0:
         raise argparse.ArgumentTypeError(f"expected a positive duration with a unit, e.g. 90m, 2.5h, 600s or "
                                          f"2h30m; got {text!r}")
+    if not seconds <= MAX_TIME_LIMIT:                # also inf, from a number of hundreds of digits
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}{'...' if len(text) > 40 else ''} is more than a year; leave "
+                                         f"--time-limit out for no limit")
     return seconds
 
 
@@ -107,13 +136,14 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
                     f"hardware, timings) after every finished run. Running the same command again "
                     f"resumes the sweep: the runs in --out are kept and only the missing ones train.",
         epilog="Ctrl-C (or SIGTERM) stops the sweep and keeps the finished runs: within seconds, or once the "
-               "cluster has started if it comes during the start-up; pressing it again changes nothing. Exit "
+               "cluster has started if it comes during the start-up; pressing it again changes nothing. A sweep "
+               "with nothing left to run leaves --out as it is. Exit "
                "status: 0 when every run finished, 75 when --time-limit left runs for the next sitting, 1 when a "
                "run failed (its error and traceback are in the file; the same command retries it) or the file "
-               "could not be written, 2 for a bad argument, a "
+               "could not be written, 2 for a bad argument (a --scheduler that cannot be reached among them), a "
                "file that cannot be resumed or one another sweep is writing, 130 when interrupted.")
     run.add_argument("--budget", choices=budgets, required=True, help=budget_help)
-    run.add_argument("--runs", type=parse_positive_int, required=True, help=runs_help)
+    run.add_argument("--runs", type=parse_runs, required=True, help=runs_help)
     run.add_argument("--out", type=results_path, required=True,
                      help="the JSON results file; resumed when it holds runs of the same experiment and budget")
     run.add_argument("--configurations", nargs="+", choices=list(specs), metavar="SPEC",
@@ -121,7 +151,7 @@ def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: 
     where = run.add_mutually_exclusive_group()
     where.add_argument("--jobs", type=parse_positive_int,
                        help="worker processes of the local Dask cluster, one torch thread each (default: 2)")
-    where.add_argument("--scheduler", metavar="ADDRESS",
+    where.add_argument("--scheduler", metavar="ADDRESS", type=parse_scheduler,
                        help="use the running Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786) instead of a "
                             "local one; start it with `dask scheduler` and `dask worker ADDRESS --nthreads 1`")
     run.add_argument("--device", default="cpu", metavar="{cpu,cuda,cuda:N,auto}",
@@ -159,6 +189,12 @@ def engine_of(args: argparse.Namespace, command: argparse.ArgumentParser) -> Eng
     if args.concurrent > 1 and args.device == "cpu":
         command.error(f"--concurrent {args.concurrent} trains configurations at once on CUDA streams: pass --device "
                       f"cuda (or auto); on a CPU, --jobs sets how many runs train at once")
+    if args.dashboard and importlib.util.find_spec("bokeh") is None:
+        command.error("--dashboard needs bokeh, which is not installed: pip install 'bokeh>=3.1', or leave "
+                      "--dashboard out")
+    if args.configurations is not None and len(set(args.configurations)) != len(args.configurations):
+        twice = sorted({c for c in args.configurations if args.configurations.count(c) > 1})
+        command.error(f"--configurations names {', '.join(twice)} more than once; name each configuration once")
     try:
         return Engine(jobs=2 if args.jobs is None else args.jobs, scheduler=args.scheduler, device=args.device,
                       dashboard=args.dashboard, concurrent=args.concurrent, time_limit=args.time_limit)
@@ -176,15 +212,20 @@ def run_sweep_command(run: Callable[[], dict], out: Path) -> None:
     try:
         results = run()
     except SweepInterrupted as stop:
+        for signum in (signal.SIGINT, signal.SIGTERM):     # a second Ctrl-C changes nothing, here either
+            signal.signal(signum, signal.SIG_IGN)
         print(f"\ninterrupted: {stop}", file=sys.stderr)
         sys.exit(130)
-    except (SweepFileError, SweepLocked) as err:
+    except (SweepFileError, SweepLocked, ClusterError) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     except SweepWriteError as err:
         print(f"error: {err.strerror}", file=sys.stderr)          # it says what the file still holds
         sys.exit(1)
-    sitting = results["sittings"][-1]
+    sitting = results.sitting
+    if sitting is None:
+        print(f"nothing to run: every run of this sweep is in {out} ({len(results['runs'])} runs); it was left as it is")
+        return
     print(f"{len(results['runs'])} runs in {results['wall_seconds']:.0f} s -> {out} "
           f"(this sitting: {sitting['runs_added']} new, {sitting['kept_runs']} kept, {sitting['failed_runs']} failed)")
     if sitting["failed_runs"]:

@@ -29,16 +29,25 @@ import numpy as np
 from .findings import Comparison, compare_pairs, interval_text
 from .schema import trained_runs
 
+
+def _ordered_runs(results: dict) -> list[dict]:
+    """The trained runs in the order the file declares its configurations, then by seed, whatever order
+    they finished in: groups, curves and means are read in this order, so a rerun that finished in
+    another order draws and prints the same."""
+    order = {spec: i for i, spec in enumerate(results.get("configurations") or [])}
+    return sorted(trained_runs(results), key=lambda run: (order.get(run["spec"], len(order)), str(run["spec"]), run["seed"]))
+
 __all__ = ["checkpoints_by_group", "checkpoint_curves", "loss_curves", "late_change", "late_change_lines",
            "plot_checkpoint_curves", "plot_loss_curves"]
 
 
 def checkpoints_by_group(results: dict, group: str) -> dict[str, list[tuple[int, list[int], np.ndarray]]]:
     """``{group value: [(seed, steps, values), ...]}``: every trained run's test checkpoints with finite
-    values, grouped by the run's field ``group`` (e.g. ``"setting"``, ``"spec"``). A ValueError if no
+    values, grouped by the run's field ``group`` (e.g. ``"setting"``, ``"spec"``), in the file's order of
+    configurations and then seeds, not the order the runs finished in. A ValueError if no
     run records checkpoints (a file written before issue 27's run protocol)."""
     out: dict[str, list[tuple[int, list[int], np.ndarray]]] = {}
-    for run in trained_runs(results):
+    for run in _ordered_runs(results):
         test = (run.get("learning_curve") or {}).get("test") or {}
         values = np.asarray(test.get("values") or [], dtype=float)
         if values.size and np.isfinite(values).all():
@@ -79,7 +88,7 @@ def loss_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
     its end), and ``runs``. A ValueError if no run records a learning curve, or names a group whose
     runs disagree on the windows (they belong to different budgets)."""
     by_group: dict[str, list[tuple[list[int], np.ndarray]]] = {}
-    for run in trained_runs(results):
+    for run in _ordered_runs(results):
         curve = run.get("learning_curve") or {}
         if curve.get("loss"):
             by_group.setdefault(str(run[group]), []).append((list(curve["steps"]), np.asarray(curve["loss"], dtype=float)))

@@ -47,17 +47,25 @@ it rather than unpickle its code) and its tasks, each a :class:`~setfuncs.experi
   that is expected to end after the limit: expected, from the longest run of its configuration in
   this sitting (of any configuration before one of its own has finished). A run that has started
   is never cut, so no training is thrown away, and the sitting closes as ``time limit``; the same
-  command resumes the rest. The first runs start with nothing known, so a limit shorter than one
+  command resumes the rest. The first runs start with nothing known, whatever the limit (even one
+  the cluster's start-up has used up), so every sitting makes progress and a limit shorter than one
   run is overrun by that run.
 - **Signals** (``_Signals``). Ctrl-C (SIGINT), or SIGTERM as a batch system sends at its time
-  limit, at any moment of the sitting (the cluster's start-up included) cancels the queued runs,
-  stops the workers, closes the sitting as ``interrupted`` and raises :class:`SweepInterrupted`.
-  A signal interrupts only the wait for runs; one that comes while the cluster starts, the file
-  is written or the sweep is stopping takes effect at the next wait, so no start-up, write or
-  shutdown is cut midway, and a second Ctrl-C while stopping changes nothing. Local workers never
-  see either signal (the client stops them through their nannies). A sweep started in the
-  background inherits an ignored SIGINT and keeps ignoring it, as background jobs should: send it
-  SIGTERM.
+  limit, at any moment of the sitting ends it: the queued runs are cancelled, the workers stopped,
+  the sitting closed as ``interrupted`` and :class:`SweepInterrupted` raised, also when the sweep
+  is stalled (waiting for a cluster, a scheduler, a worker). A local cluster's start-up and close
+  are never cut midway (a half-started worker died with a traceback): a signal there takes effect
+  the moment they end. A write cut by it leaves the file as its last complete write (writes are
+  atomic), and the sitting's close writes it again. The first signal is acted on; any later one,
+  while the sweep stops, changes nothing (the command line then ignores both until it exits).
+  Local workers never see either signal (the client stops them through their nannies). A sweep
+  started in the background inherits an ignored SIGINT and keeps ignoring it, as background jobs
+  should: send it SIGTERM.
+- **A file keeps its history.** A sitting that resumes a file keeps its header as the first
+  sitting wrote it (command, working directory, commit, versions, hardware, and any key this code
+  does not know), and records its own command, working directory, commit, versions and hardware
+  in its own entry of ``sittings``; a sitting that finds nothing to run writes nothing. A sitting
+  that an earlier process left ``running`` (killed before it could close) is marked ``unclosed``.
 """
 
 from __future__ import annotations
@@ -69,6 +77,7 @@ import platform
 import re
 import signal
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -88,8 +97,9 @@ from .resultsfile import SweepFile, SweepWriteError
 from .schema import RunSchema, finished_keys, is_finished
 from .sweeps import Task, positive_int
 
-__all__ = ["Engine", "DeviceError", "Sitting", "SweepInterrupted", "run_sweep", "ALLOWED_WORKER_DEATHS", "DEVICES",
-           "CPU_CAPABILITY", "worker_environment", "WORKER_MALLOC", "worker_allocator"]
+__all__ = ["Engine", "DeviceError", "ClusterError", "Sitting", "SweepInterrupted", "SweepResults", "run_sweep",
+           "ALLOWED_WORKER_DEATHS", "DEVICES", "CPU_CAPABILITY", "X86_CAPABILITIES", "worker_environment",
+           "WORKER_MALLOC", "worker_allocator"]
 
 #: How often a local cluster reruns a run whose worker died before recording it as failed.
 ALLOWED_WORKER_DEATHS = 2
@@ -146,6 +156,11 @@ class Engine:
         if self.device.startswith("cuda") and self.scheduler is None and not torch.cuda.is_available():
             raise DeviceError(f"device {self.device!r}: this PyTorch sees no CUDA GPU; pass --device cpu "
                               f"(or auto), or --scheduler with workers that have a GPU")
+        if self.device.startswith("cuda:") and self.scheduler is None:
+            count = torch.cuda.device_count()
+            if int(self.device.split(":")[1]) >= count:
+                raise DeviceError(f"device {self.device!r}: this machine has {count} CUDA GPU{'s' * (count != 1)} "
+                                  f"(cuda:0 to cuda:{count - 1}); pass one of them, or cuda")
 
     @property
     def trains_on(self) -> str:
@@ -161,11 +176,26 @@ class Engine:
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """The sweep was stopped (Ctrl-C, SIGTERM); the finished runs are in the file."""
+    """The sweep was stopped (Ctrl-C, SIGTERM); the finished runs are in the file. ``kept`` is None
+    when it stopped before its sitting began (the file was left as it was)."""
 
-    def __init__(self, path: Path, kept: int, total: int) -> None:
-        super().__init__(f"kept {kept} of {total} runs in {path}; run the same command to resume")
+    def __init__(self, path: Path, kept: int | None, total: int) -> None:
+        super().__init__(f"kept {kept} of {total} runs in {path}; run the same command to resume" if kept is not None
+                         else f"stopped before any run started; {path} was left as it is")
         self.path, self.kept, self.total = path, kept, total
+
+
+class ClusterError(RuntimeError):
+    """The sweep's Dask cluster could not be started or reached (the sitting is closed as ``no cluster``)."""
+
+
+class SweepResults(dict):
+    """A sweep's results file as :func:`run_sweep` left it, and ``sitting``: the record of the sitting this
+    call ran, or None when it found nothing to run (and wrote nothing)."""
+
+    def __init__(self, results: dict, sitting: dict | None) -> None:
+        super().__init__(results)
+        self.sitting = sitting
 
 
 def _prepare_local_worker() -> None:
@@ -186,15 +216,25 @@ def _prepare_local_worker() -> None:
 
 #: The torch CPU kernels a local cluster's workers train with on an x86-64 CPU (``ATEN_CPU_CAPABILITY``).
 CPU_CAPABILITY = "avx2"
+#: The values of ``ATEN_CPU_CAPABILITY`` torch reads on an x86-64 CPU (it reads them in lower case only:
+#: any other spelling silently gives the CPU's best kernels).
+X86_CAPABILITIES = ("default", "avx2", "avx512")
 
 
 def worker_environment() -> dict[str, str]:
-    """What a local cluster's worker processes add to their environment: ``ATEN_CPU_CAPABILITY`` =
-    :data:`CPU_CAPABILITY` on an x86-64 machine, unless the environment already sets it (then the
-    workers inherit that value); nothing elsewhere (the variable names x86 kernel sets)."""
-    if "ATEN_CPU_CAPABILITY" in os.environ or platform.machine().lower() not in ("x86_64", "amd64"):
+    """What a local cluster's worker processes add to their environment on an x86-64 machine:
+    ``ATEN_CPU_CAPABILITY`` = :data:`CPU_CAPABILITY`, or the environment's own value in the lower case
+    torch reads (``AVX2``, as runs record it, is ``avx2``); nothing elsewhere (the variable names x86
+    kernel sets). A value torch does not know is a ValueError naming it and the choices."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
         return {}
-    return {"ATEN_CPU_CAPABILITY": CPU_CAPABILITY}
+    given = os.environ.get("ATEN_CPU_CAPABILITY")
+    if given is None:
+        return {"ATEN_CPU_CAPABILITY": CPU_CAPABILITY}
+    if given.strip().lower() not in X86_CAPABILITIES:
+        raise ValueError(f"ATEN_CPU_CAPABILITY={given!r} is not a torch CPU kernel set; set it to one of "
+                         f"{', '.join(X86_CAPABILITIES)} or unset it (the sweeps use {CPU_CAPABILITY})")
+    return {"ATEN_CPU_CAPABILITY": given.strip().lower()}
 
 
 #: glibc's allocator settings for a local cluster's workers, set before each starts (Dask's
@@ -241,8 +281,9 @@ def _run_concurrent(run_many: Callable[[list[tuple]], list[dict]], work: tuple[s
 
 
 @contextmanager
-def _cluster(engine: Engine) -> Iterator[tuple[Any, str]]:
-    """A Dask client on the engine's cluster and its description, e.g. ``"dask 2026.8.0, LocalCluster(2)"``."""
+def _cluster(engine: Engine, signals: "_Signals") -> Iterator[tuple[Any, str]]:
+    """A Dask client on the engine's cluster and its description, e.g. ``"dask 2026.8.0, LocalCluster(2)"``;
+    a local cluster's start-up and close are ``signals``' protected sections (never cut midway)."""
     import dask
     from distributed import Client, LocalCluster
 
@@ -252,20 +293,25 @@ def _cluster(engine: Engine) -> Iterator[tuple[Any, str]]:
             yield client, f"{name}, scheduler {engine.scheduler}"
         return
     pre_spawn = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **worker_allocator()}
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_WORKER_DEATHS,
-                          "distributed.nanny.pre-spawn-environ": pre_spawn}), _signals_blocked():
-        # Without --dashboard, the scheduler's plain HTTP routes (health, metrics) take a free port on
-        # the loopback interface instead of 8787, so sweeps side by side do not contend for it.
-        cluster = LocalCluster(n_workers=engine.jobs, threads_per_worker=1, processes=True, env=worker_environment(),
-                               dashboard_address=":8787" if engine.dashboard else None,
-                               scheduler_kwargs={} if engine.dashboard else {"dashboard_address": "127.0.0.1:0"},
-                               silence_logs=logging.CRITICAL)
+    environment = worker_environment()
+    cluster = None
     try:
-        with Client(cluster) as client:
+        with signals.protected(), dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_WORKER_DEATHS,
+                                                   "distributed.nanny.pre-spawn-environ": pre_spawn}), \
+                _signals_blocked():
+            # Without --dashboard, the scheduler's plain HTTP routes (health, metrics) take a free port on
+            # the loopback interface instead of 8787, so sweeps side by side do not contend for it.
+            cluster = LocalCluster(n_workers=engine.jobs, threads_per_worker=1, processes=True, env=environment,
+                                   dashboard_address=":8787" if engine.dashboard else None,
+                                   scheduler_kwargs={} if engine.dashboard else {"dashboard_address": "127.0.0.1:0"},
+                                   silence_logs=logging.CRITICAL)
+        with Client(cluster) as client:        # a signal held during the start-up lands here or later
             client.register_worker_callbacks(_prepare_local_worker)
             yield client, f"{name}, LocalCluster({engine.jobs})"
     finally:
-        cluster.close()
+        if cluster is not None:
+            with signals.protected():
+                cluster.close()
 
 
 #: The signals that stop a sweep: Ctrl-C, and what a batch system sends at its time limit.
@@ -295,34 +341,35 @@ def _signals_blocked() -> Iterator[None]:
 
 
 class _Signals:
-    """Ctrl-C (SIGINT) and SIGTERM during a sitting, counted in ``received``.
-
-    Only while the client waits for runs (:meth:`waiting`) does a signal raise KeyboardInterrupt,
-    the first one only. Anywhere else (the cluster's start-up, a write of the file, the stop
-    itself) it is counted, and :meth:`waiting` raises it on entry: the sweep stops at the next
-    wait, and nothing is cut midway. :meth:`listening` installs the handler.
-    """
+    """Ctrl-C (SIGINT) and SIGTERM during a sitting, counted in ``received``: the first raises
+    KeyboardInterrupt where the sweep is, except inside :meth:`protected` (a local cluster's start-up
+    or close), where it is held until the section ends; later ones, while the sweep stops, are only
+    counted. :meth:`listening` installs the handler."""
 
     def __init__(self) -> None:
         self.received = 0
-        self._raising = False
+        self._protected = 0
+        self._held = False
 
     def _handle(self, signum: int, frame: object) -> None:
         self.received += 1
-        if self._raising:
-            self._raising = False
-            raise KeyboardInterrupt
+        if self.received == 1:
+            if self._protected:
+                self._held = True
+            else:
+                raise KeyboardInterrupt
 
     @contextmanager
-    def waiting(self) -> Iterator[None]:
-        """Inside the block the first signal raises KeyboardInterrupt; one received before raises it on entry."""
-        if self.received:
-            raise KeyboardInterrupt
-        self._raising = True
+    def protected(self) -> Iterator[None]:
+        """Inside the block a first signal waits; it raises KeyboardInterrupt as the block ends."""
+        self._protected += 1
         try:
             yield
         finally:
-            self._raising = False
+            self._protected -= 1
+        if self._held and not self._protected:
+            self._held = False
+            raise KeyboardInterrupt
 
     @classmethod
     @contextmanager
@@ -373,7 +420,9 @@ class Sitting:
     Attributes:
         started, finished: UTC times (ISO 8601); ``finished`` is None while the sitting runs.
         wall_seconds: seconds since it started, updated as runs complete (None before the first).
-        command, git_commit: the sitting's command line and code (from the sweep's header).
+        command, cwd, git_commit, versions, hardware: the sitting's command line, working directory,
+            code, package versions and machine (from this sitting's header; the file's top level keeps
+            the first sitting's).
         engine: the Dask cluster, e.g. ``"dask 2026.8.0, LocalCluster(2)"`` (None before it starts).
         device, device_requested: where the runs train (``auto`` resolved) and what was asked for.
         concurrent: configurations trained at once per worker (1 unless a GPU engine's
@@ -382,15 +431,19 @@ class Sitting:
         runs_added, failed_runs: this sitting's finished and failed runs.
         held_runs: runs the engine's time limit left for the next sitting (none started).
         restarted_from: where ``restart`` moved the old file (None if nothing was moved).
-        ended: ``running``, then ``nothing to run``, ``complete``, ``runs failed``, ``time limit``
-            (the engine's time limit left runs for the next sitting) or ``interrupted``.
+        ended: ``running``, then ``complete``, ``runs failed``, ``time limit`` (the engine's time
+            limit left runs for the next sitting), ``interrupted`` or ``no cluster`` (it could not start
+            or reach one); ``unclosed`` where a later sitting found it ``running`` (its process was killed).
     """
 
     started: str
     finished: str | None = None
     wall_seconds: float | None = None
     command: list[str] | None
+    cwd: str | None = None
     git_commit: str | None
+    versions: dict | None = None
+    hardware: dict | None = None
     engine: str | None = None
     device: str
     device_requested: str
@@ -403,18 +456,29 @@ class Sitting:
     ended: str = "running"
 
 
+#: The top-level keys the engine computes for every sitting; every other key of a resumed file is its
+#: first sitting's, kept as it is.
+_COMPUTED = ("identity", "configurations", "seeds", "runs_per_configuration", "sittings", "started", "finished",
+             "wall_seconds", "complete", "runs")
+
+
 def _merge(header: dict, identity: dict, previous: dict | None, tasks: Sequence[Task]) -> dict:
-    """The file's contents before this sitting: this sweep's header, the union of the configurations
-    and seeds of every sitting, the earlier sittings, and the runs to keep (every finished run, and
-    the failures of runs this sitting does not retry). ``previous`` keeps the results schema
+    """The file's contents before this sitting: the header (the earlier file's, every key it holds
+    kept, else this sweep's), the union of the configurations and seeds of every sitting, the
+    earlier sittings (one left ``running`` marked ``unclosed``: the lock says its process is gone),
+    and the runs to keep (every finished run, and the failures of runs this sitting does not retry).
+    ``previous`` keeps the results schema
     (:class:`~setfuncs.experiments.resultsfile.SweepFile` checked it)."""
     requested = {task.key for task in tasks}
     old = previous or {}
     runs = [r for r in old.get("runs", []) if is_finished(r) or (r["spec"], r["seed"]) not in requested]
     configurations = list(dict.fromkeys([*old.get("configurations", []), *header["configurations"]]))
     seeds = sorted({*old.get("seeds", []), *header["seeds"]})
-    return {**header, "identity": identity, "configurations": configurations, "seeds": seeds,
-            "runs_per_configuration": len(seeds), "sittings": list(old.get("sittings", [])),
+    sittings = [{**s, "ended": "unclosed"} if isinstance(s, dict) and s.get("ended") == "running" else s
+                for s in old.get("sittings", [])]
+    kept_header = {**header, **{k: v for k, v in old.items() if k not in _COMPUTED}}
+    return {**kept_header, "identity": identity, "configurations": configurations, "seeds": seeds,
+            "runs_per_configuration": len(seeds), "sittings": sittings,
             "started": old.get("started"), "finished": None, "wall_seconds": None,
             "complete": False, "runs": runs}
 
@@ -550,8 +614,7 @@ class _Submitter:
 
     def expected(self, job: _Job) -> float:
         """Seconds ``job`` is expected to take: the longest a completed job of this sitting with one
-        of its configurations took, else the longest any completed job took, else 0 (nothing known:
-        it starts)."""
+        of its configurations took, else the longest any completed job took, else 0 (nothing known)."""
         own = [self.took[task.spec] for task in job.tasks if task.spec in self.took]
         return max(own) if own else max(self.took.values(), default=0.0)
 
@@ -561,11 +624,13 @@ class _Submitter:
 
     def _top_up(self) -> None:
         """Submit the next jobs until the window is full (workers may have joined); with a deadline,
-        set aside each job that would end after it."""
+        set aside each job that would end after it, once a job of this sitting has completed (before,
+        nothing is known, and the first jobs start whatever the deadline)."""
         window = _window(self.client, timed=self.deadline is not None)
         while self.jobs and len(self.running) < window:
             job = self.jobs.popleft()
-            if self.deadline is not None and time.perf_counter() + self.expected(job) > self.deadline:
+            if (self.deadline is not None and self.took
+                    and time.perf_counter() + self.expected(job) > self.deadline):
                 self.held.append(job)
                 continue
             future = self.client.submit(job.wrapper, job.function, job.args, pure=False,
@@ -578,24 +643,19 @@ def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Eng
            run_many: Callable[[list[tuple]], list[dict]] | None, signals: _Signals, progress: bool,
            desc: str) -> None:
     """Run ``todo`` (of the sweep's ``tasks``) on the engine's cluster, each completed job's records
-    added to the ledger as it completes; on Ctrl-C or SIGTERM (``signals``: received at any time
-    since the sitting began, the cluster's start-up included) cancel the rest, close the sitting
-    and raise :class:`SweepInterrupted`; on a failed write cancel the rest and raise."""
+    added to the ledger as it completes; on Ctrl-C or SIGTERM (``signals``) cancel the rest, close the
+    sitting and raise :class:`SweepInterrupted`; on a failed write cancel the rest and raise; a cluster
+    that cannot start closes the sitting and raises :class:`ClusterError`."""
     from tqdm.auto import tqdm
 
-    with _cluster(engine) as (client, description):
+    with _started(_cluster(engine, signals), ledger, engine) as (client, description):
         ledger.sitting.engine = description
         deadline = None if engine.time_limit is None else ledger.clock + engine.time_limit
         submitter = _Submitter(client, _jobs(todo, engine, run_one, run_many, ledger.sitting.concurrent), deadline)
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run", disable=not progress)
         try:
             ledger.write()
-            completed = iter(submitter)
-            while True:
-                with signals.waiting():
-                    records = next(completed, None)
-                if records is None:
-                    break
+            for records in submitter:
                 ledger.add(records)
                 bar.update(len(records))
         except KeyboardInterrupt:
@@ -610,10 +670,31 @@ def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Eng
         ledger.sitting.held_runs = sum(len(job.tasks) for job in submitter.held)
 
 
+@contextmanager
+def _started(cluster: Any, ledger: _Ledger, engine: Engine) -> Iterator[tuple[Any, str]]:
+    """Enter ``cluster`` (:func:`_cluster`); one that cannot be started or reached closes the sitting as
+    ``no cluster`` and raises :class:`ClusterError` naming the scheduler (or the local cluster) and the error."""
+    try:
+        entered = cluster.__enter__()
+    except (OSError, ValueError, TimeoutError, RuntimeError) as err:
+        ledger.close("no cluster")
+        where = f"the Dask scheduler at {engine.scheduler}" if engine.scheduler else "a local Dask cluster"
+        fix = ("check the address (tcp://HOST:PORT) and that `dask scheduler` runs there" if engine.scheduler
+               else "check that this machine can start --jobs worker processes (memory, open files)")
+        raise ClusterError(f"could not start or reach {where}: {type(err).__name__}: {err}; {fix}") from None
+    try:
+        yield entered
+    except BaseException:
+        if not cluster.__exit__(*sys.exc_info()):
+            raise
+    else:
+        cluster.__exit__(None, None, None)
+
+
 def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str | os.PathLike, header: dict,
               identity: dict, engine: Engine = Engine(), restart: bool = False, progress: bool = True,
               desc: str = "sweep", run_many: Callable[[list[tuple]], list[dict]] | None = None, *,
-              schema: RunSchema = RunSchema(), concurrent_safe: bool = False) -> dict:
+              schema: RunSchema = RunSchema(), concurrent_safe: bool = False) -> SweepResults:
     """Run every task not finished in ``out_path`` yet and write its record there as it completes.
 
     Args:
@@ -638,7 +719,9 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
         schema: what the runs of an earlier sitting's file must hold (the experiment's ``RUN_SCHEMA``);
             a file that breaks it is refused before any run.
 
-    Returns the written results: ``header`` with the union of every sitting's configurations and
+    Returns the written results (a :class:`SweepResults`, whose ``sitting`` is this sitting's record, or
+    None when every task had a finished run already: then nothing is written and the file's contents
+    are returned as they are): the first sitting's header with the union of every sitting's configurations and
     seeds, ``identity``, ``sittings`` (each a :class:`Sitting`: started, finished, wall_seconds,
     command, git commit, engine, device, runs added, failures, runs the time limit held back, how it ended), ``started`` (the first
     sitting's), ``finished``, ``wall_seconds`` (summed over sittings), ``complete`` (every
@@ -650,6 +733,7 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
     Raises:
         ValueError: two tasks of the same (configuration, seed).
         SweepInterrupted: Ctrl-C or SIGTERM; the finished runs are in the file.
+        ClusterError: the cluster could not be started or reached (the sitting is closed as ``no cluster``).
         SweepLocked, SweepFileError, SweepWriteError: from
             :class:`~setfuncs.experiments.resultsfile.SweepFile`, before any run trains (or, for a
             write error, once the workers are stopped); a file that breaks ``schema`` is a
@@ -659,19 +743,41 @@ def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str
     if len(set(keys)) != len(keys):
         raise ValueError("every task must be a different (configuration, seed) pair")
     clock, started = time.perf_counter(), _now()
-    with _Signals.listening() as signals, SweepFile(out_path, identity, restart, schema) as file:
+    with _Signals.listening() as signals:
+        try:
+            return _sitting(run_one, tasks, out_path, header, identity, engine, restart, progress, desc, run_many,
+                            schema, concurrent_safe, signals, clock, started)
+        except SweepInterrupted:
+            raise
+        except KeyboardInterrupt:                    # before the sitting began: nothing was written
+            raise SweepInterrupted(Path(out_path), None, len(tasks)) from None
+
+
+def _sitting(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str | os.PathLike, header: dict,
+             identity: dict, engine: Engine, restart: bool, progress: bool, desc: str,
+             run_many: Callable[[list[tuple]], list[dict]] | None, schema: RunSchema, concurrent_safe: bool,
+             signals: _Signals, clock: float, started: str) -> SweepResults:
+    """One sitting of :func:`run_sweep` (its arguments), the file locked."""
+    with SweepFile(out_path, identity, restart, schema) as file:
         kept = _merge(header, identity, file.previous, tasks)
-        sitting = Sitting(started=started, command=header.get("command"), git_commit=header.get("git_commit"),
-                          device=engine.trains_on, device_requested=engine.device,
+        sitting = Sitting(started=started, command=header.get("command"), cwd=header.get("cwd"),
+                          git_commit=header.get("git_commit"), versions=header.get("versions"),
+                          hardware=header.get("hardware"), device=engine.trains_on, device_requested=engine.device,
                           concurrent=engine.concurrent if concurrent_safe and engine.ensembles and run_many is not None else 1,
                           kept_runs=len(kept["runs"]),
                           restarted_from=None if file.backup is None else str(file.backup))
         ledger = _Ledger(file, kept, sitting, clock)
         todo = ledger.todo(tasks)
-        ledger.write()                               # a read-only folder or a full disk fails here
-        if not todo:
-            ledger.close("nothing to run")
-            return ledger.results()
-        _train(ledger, tasks, todo, engine, run_one, run_many, signals, progress, desc)
+        if not todo and file.previous is not None:
+            return SweepResults(file.previous, None)          # nothing to run: the file stays as it is
+        try:
+            ledger.write()                           # a read-only folder or a full disk fails here
+            if todo:
+                _train(ledger, tasks, todo, engine, run_one, run_many, signals, progress, desc)
+        except SweepInterrupted:
+            raise
+        except KeyboardInterrupt:                    # between the first write and the training's own handling
+            ledger.close("interrupted")
+            raise SweepInterrupted(ledger.file.path, ledger.finished_of(tasks), len(tasks)) from None
         ledger.close("runs failed" if sitting.failed_runs else "time limit" if sitting.held_runs else "complete")
-    return ledger.results()
+    return SweepResults(ledger.results(), asdict(sitting))

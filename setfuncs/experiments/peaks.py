@@ -8,7 +8,9 @@ m_R` of a group's runs (lower is better), :func:`batch_peaks` draws ``bootstraps
 
 and :func:`median_peak` is their median: the paper's *median best MSE* of Table 1 (batches of 20)
 and the peak :math:`P` of Figure 4b's findings (batches of 5). Unlike the best of all runs, it does
-not grow better with the number of runs.
+not grow better with the number of runs. The draws are indices into ``metrics``, so the same runs in
+another order give other batches: the tables pass their runs' metrics by configuration and seed
+(:func:`~setfuncs.experiments.results.sorted_runs`), never in the order the runs finished in.
 
 **Which runs are ranked.** Only a trained run (:func:`~setfuncs.experiments.schema.run_status`)
 with a finite metric (:func:`finite_metric`). A NaN (which the results reader restores from the

@@ -7,6 +7,12 @@ before any table is computed, a file that is not JSON, holds another experiment,
 table reads, or has no runs. ``results/paper-results.json`` holds a verbatim copy of the paper's
 numbers with its provenance (written by ``scripts/copy_paper_results.py``); :func:`load_paper`
 reads it.
+
+**One order of runs.** A file lists its runs in the order they finished, which changes from one
+sitting (or machine, or number of workers) to the next. Every reader of runs reads them in the order
+of :func:`sorted_runs`, by configuration and seed, before it bootstraps, resamples, sums, takes a
+median or picks the first of tied runs, so that the same runs give the same tables whatever their
+order in the file (or in a results dict built in memory). :func:`load_sweep` keeps the file's order.
 """
 
 from __future__ import annotations
@@ -15,13 +21,13 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from .resultsfile import restore_non_finite
 from .schema import RunSchema, check_results, finished_runs, status_counts
 
-__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "HEADER_KEYS", "results_file", "load_sweep", "load_paper",
-           "provenance_rows"]
+__all__ = ["RESULTS_DIR", "PAPER_RESULTS", "HEADER_KEYS", "RUN_KEY", "results_file", "sorted_runs", "load_sweep",
+           "load_paper", "provenance_rows"]
 
 #: ``<repository>/results``, next to the ``setfuncs`` package of an editable install.
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
@@ -31,6 +37,9 @@ PAPER_RESULTS = "paper-results.json"
 #: ``sittings``) included: :func:`~setfuncs.experiments.provenance.sweep_provenance` and the engine write them.
 HEADER_KEYS = ("experiment", "budget", "budget_parameters", "configurations", "seeds", "runs_per_configuration",
                "complete", "runs")
+#: What names a run of a sweep's file (one record each, :func:`~setfuncs.experiments.schema.check_results`):
+#: its configuration and its seed, the order of :func:`sorted_runs`.
+RUN_KEY = ("spec", "seed")
 
 
 def results_file(name: str) -> Path:
@@ -49,6 +58,14 @@ def results_file(name: str) -> Path:
             f"clone it and install setfuncs from the clone (`pip install -e .`, as `make setup` "
             f"does), or regenerate the file with the sweep command named in the chapter.")
     return path
+
+
+def sorted_runs(runs: dict | Iterable[dict], keys: Sequence[str] = RUN_KEY) -> list[dict]:
+    """The runs of a results file (or a list of runs) ordered by the fields ``keys``, by default
+    configuration then seed (:data:`RUN_KEY`), whatever order they finished in: the order in which
+    every table, finding and figure reads them (see the module). A new list of the same records."""
+    listed = runs["runs"] if isinstance(runs, dict) else runs
+    return sorted(listed, key=lambda run: tuple(run[key] for key in keys))
 
 
 def _why_not_json(data: bytes, error: ValueError) -> str:
@@ -103,8 +120,9 @@ def load_sweep(path: str | os.PathLike, experiment: str, package: str, schema: R
             ``"budget_parameters.particles"`` names a key inside another.
 
     Non-finite floats written as ``null`` (:mod:`~setfuncs.experiments.resultsfile`) are NaN or
-    infinite again. Raises ValueError if the file is not JSON (empty, truncated, binary), holds
-    another experiment, lacks a header key, has no runs, or breaks the schema
+    infinite again; the runs keep the file's order (the order they finished in: readers order them
+    with :func:`sorted_runs`). Raises ValueError if the file is not JSON (empty, truncated, binary),
+    holds another experiment, lacks a header key, has no runs, or breaks the schema
     (:class:`~setfuncs.experiments.schema.SchemaError`, naming the run and the field).
     """
     writer = f"`python -m {package} sweep`"
@@ -146,18 +164,21 @@ def load_paper(path: str | os.PathLike) -> dict:
 
 def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
     """How a sweep's file was made, as ``(what, value)`` rows for a chapter's table: the command, the
-    git commits of its sittings, the runs (finished, diverged, collapsed, failed), whether it is
-    complete, its wall time per sitting and engine, the hardware and the versions. ``package`` is
+    git commits of the sittings that trained its runs, the runs (finished, diverged, collapsed,
+    failed), whether it is complete, its wall time per sitting and engine, the machines of those
+    sittings (each sitting's own where it records one, else the header's: the first sitting's) and
+    the versions. ``package`` is
     the experiment's module, e.g. ``"setfuncs.experiments.circle"``. Where runs record the torch CPU
     kernels they trained with (``worker.cpu_capability``), a row counts the runs per kernel set."""
     counts = status_counts(results["runs"])
     sittings = results["sittings"]
+    trained = [s for s in sittings if s.get("runs_added")] or sittings     # the sittings whose code made runs
     commands = list(dict.fromkeys(" ".join(["python -m", package, *s["command"][1:]]) for s in sittings))
-    commits = list(dict.fromkeys(s["git_commit"] or "unknown" for s in sittings))
+    commits = list(dict.fromkeys(s["git_commit"] or "unknown" for s in trained))
+    machines = list(dict.fromkeys(_machine(s.get("hardware") or results["hardware"]) for s in trained))
     times = "; ".join(f"{s['wall_seconds'] / 60:.0f} min on {s['engine'] or 'no engine'} "
                       f"({s['runs_added']} run{'s' * (s['runs_added'] != 1)})"
                       for s in sittings if s["wall_seconds"] is not None)
-    hardware = results["hardware"]
     return [
         ("command" + ("s" if len(commands) > 1 else ""), "; ".join(commands)),
         ("git commit" + ("s" if len(commits) > 1 else "") + " of the code", ", ".join(commits)),
@@ -168,10 +189,15 @@ def provenance_rows(results: dict, package: str) -> list[tuple[str, str]]:
         ("complete", str(results["complete"])),
         ("wall time", f"{sum(s['wall_seconds'] or 0.0 for s in sittings) / 60:.0f} min in {len(sittings)} sitting"
                       f"{'s' if len(sittings) > 1 else ''}: {times}"),
-        ("hardware", f"{hardware['cpu_model']}, {hardware['cpu_count']} cores, "
-                     f"{hardware['torch_threads_per_run']} torch thread per run"),
+        ("hardware", "; ".join(machines)),
         ("versions", ", ".join(f"{k} {v}" for k, v in results["versions"].items())),
     ] + _kernel_rows(results["runs"])
+
+
+def _machine(hardware: dict) -> str:
+    """A sitting's machine in words, e.g. ``"AMD EPYC, 2 cores, 1 torch thread per run"``."""
+    return (f"{hardware['cpu_model']}, {hardware['cpu_count']} cores, {hardware['torch_threads_per_run']} torch "
+            f"thread per run")
 
 
 def _kernel_rows(runs: list[dict]) -> list[tuple[str, str]]:

@@ -7,7 +7,14 @@ client, never a worker):
   to exit, and writes its PID, host and command into the lock file, so a second sweep on the same
   file is refused at once with a :class:`SweepLocked` that names the other writer. The file is the
   one a path *resolves* to (:func:`os.path.realpath`): a symbolic link and its target are one
-  file, locked as one, and a write replaces the target, never the link.
+  file, locked as one, and a write replaces the target, never the link. The lock file is the
+  sweep's own: created exclusively, every line it holds begins with :data:`LOCK_MARK`, and an
+  existing ``<file>.lock`` that is not such a file (a ``Pipfile.lock`` beside ``--out Pipfile``, a
+  link, a folder) is refused and left as it is (an empty one is a lock an earlier version of this
+  package released, when the results file is there too).
+- **Only regular files.** ``--out`` must be a regular file or absent: a FIFO, a device
+  (``/dev/null``), a socket, or a file with a second hard link (a write replaces the file, which
+  would part the two names, each with its own lock) is refused before anything is opened or moved.
 - **Resumable, never destructive.** On entry it reads the file an earlier sitting wrote
   (``SweepFile.previous``) when its ``identity`` (experiment, budget and its parameters, data)
   equals this sweep's and its runs keep the results schema
@@ -57,12 +64,17 @@ import filelock
 
 from .schema import RunSchema, SchemaError, check_results
 __all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "differences", "backup_path",
-           "NON_FINITE", "replace_non_finite", "restore_non_finite"]
+           "NON_FINITE", "LOCK_MARK", "replace_non_finite", "restore_non_finite"]
 
 _FIX = "pass --restart to move it aside to a timestamped backup and start afresh, or choose another --out"
 #: What a failed write asks of the user, and how the sweep then goes on.
 _ROOM = "free disk space (or make the folder writable), then run the same command"
 
+
+#: How every line of a sweep's lock file begins, so that no other file is ever taken for one.
+LOCK_MARK = "setfuncs sweep lock"
+#: The most bytes of an existing ``<file>.lock`` read to tell whether it is a sweep's.
+_LOCK_READ = 4096
 
 #: The key of a record's map from JSON Pointers to the non-finite floats written as ``null`` there.
 NON_FINITE = "non_finite"
@@ -240,6 +252,7 @@ class SweepFile:
         self.target = Path(os.path.realpath(self.path))
         if self.target.is_dir():
             raise SweepFileError(f"--out {self.path} is a folder; pass the path of a JSON file in it")
+        self._check_regular()
         self.identity = identity
         self.restart = restart
         self.schema = schema
@@ -274,7 +287,67 @@ class SweepFile:
         """The file as the user named it, and for a symbolic link the file it resolves to."""
         return f"{self.path} (a link to {self.target})" if self.path.is_symlink() else str(self.path)
 
+    def _check_regular(self) -> None:
+        """Refuse a target that exists and is not a regular file of one name (module docstring)."""
+        try:
+            found = os.stat(self.target)
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            raise SweepFileError(f"--out {self._name()} cannot be examined ({err.strerror}); choose another --out") from None
+        if not stat.S_ISREG(found.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(found.st_mode) else "a device" if stat.S_ISCHR(found.st_mode)
+                    or stat.S_ISBLK(found.st_mode) else "a socket" if stat.S_ISSOCK(found.st_mode) else "not a file")
+            raise SweepFileError(f"--out {self._name()} is {kind}, not a regular file; it was left as it is: pass the "
+                                 f"path of a JSON file (new, or written by a sweep)")
+        if found.st_nlink > 1:
+            raise SweepFileError(f"--out {self._name()} has {found.st_nlink} hard links (other names for the same file); "
+                                 f"a sweep replaces its file at every write, which would part them, each name with its "
+                                 f"own lock. It was left as it is: pass a copy (cp) of it instead")
+
+    def _lock_line(self, what: str) -> str:
+        return f"{LOCK_MARK} of {self.target.name}: {what}\n"
+
+    def _claim_lock_file(self) -> None:
+        """Make sure ``<file>.lock`` is this package's before the lock touches it: create it exclusively
+        (never following a link) when it is missing; else it must be a regular file whose text begins with
+        :data:`LOCK_MARK`, or empty beside an existing results file (a lock an earlier version released).
+        Anything else is refused with a :class:`SweepFileError` and left as it is."""
+        try:
+            descriptor = os.open(self.lock_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                                 0o644)
+        except FileExistsError:
+            pass
+        except OSError as err:
+            raise SweepWriteError(err.errno, f"cannot create the lock file {self.lock_path}: {err.strerror}; "
+                                             f"choose an --out in a writable folder") from None
+        else:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+                out.write(self._lock_line("free"))
+            return
+        refused = f"{self.lock_path}, the lock file of --out {self.path}, exists and is not a sweep's lock"
+        fix = (f"it was left as it is: choose another --out (the lock is its name with .lock), or move "
+               f"{self.lock_path} away if it is yours")
+        try:
+            found = os.lstat(self.lock_path)
+        except FileNotFoundError:                  # removed meanwhile: claim it afresh
+            return self._claim_lock_file()
+        if stat.S_ISLNK(found.st_mode):
+            raise SweepFileError(f"{refused} (it is a symbolic link, and a lock is never followed); {fix}")
+        if not stat.S_ISREG(found.st_mode):
+            raise SweepFileError(f"{refused} (it is not a regular file); {fix}")
+        try:
+            with open(self.lock_path, "rb") as lock_file:
+                head = lock_file.read(_LOCK_READ)
+        except OSError as err:
+            raise SweepFileError(f"{refused} (it cannot be read: {err.strerror}); {fix}") from None
+        if head.startswith(LOCK_MARK.encode()) or (not head and self.target.exists()):
+            return
+        raise SweepFileError(f"{refused} ({'empty, with no results file beside it' if not head else 'it holds other text'}); "
+                             f"{fix}")
+
     def _acquire(self) -> None:
+        self._claim_lock_file()
         lock = filelock.FileLock(self.lock_path, is_singleton=False)
         try:
             lock.acquire(timeout=0)
@@ -283,13 +356,13 @@ class SweepFile:
             raise SweepLocked(f"{self._name()} is being written by another sweep ({holder}); wait for it to "
                               f"finish, stop it, or choose another --out") from None
         except OSError as err:
-            raise SweepWriteError(err.errno, f"cannot create the lock file {self.lock_path}: "
-                                             f"{err.strerror}; choose an --out in a writable folder") from None
+            raise SweepWriteError(err.errno, f"cannot open the lock file {self.lock_path}: "
+                                             f"{err.strerror}; choose an --out in a folder you can write") from None
         self._lock = lock
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         try:
-            self.lock_path.write_text(f"pid {os.getpid()} on {socket.gethostname()} since {started}: "
-                                      f"{' '.join(sys.argv)}\n")
+            self.lock_path.write_text(self._lock_line(f"pid {os.getpid()} on {socket.gethostname()} since {started}: "
+                                                      f"{' '.join(sys.argv)}"))
         except OSError as err:
             self._release()
             raise SweepWriteError(err.errno, f"cannot write the lock file {self.lock_path}: {err.strerror}; "
@@ -300,14 +373,17 @@ class SweepFile:
             text = self.lock_path.read_text().strip()
         except OSError:
             text = ""
-        return text or "its PID is not recorded"
+        text = text.removeprefix(f"{LOCK_MARK} of {self.target.name}: ")
+        return text if text and text != "free" else "its PID is not recorded"
 
     def _release(self) -> None:
         if self._lock is None:
             return
-        self.lock_path.write_text("")
-        self._lock.release()
-        self._lock = None
+        try:
+            self.lock_path.write_text(self._lock_line("free"))
+        finally:
+            self._lock.release()
+            self._lock = None
 
     def _temporary_name(self) -> re.Pattern[str]:
         """The names :meth:`write`'s temporary files of this file have (:func:`tempfile.mkstemp`'s

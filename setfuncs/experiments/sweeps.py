@@ -26,7 +26,7 @@ from setfuncs.train import Batch, fit
 from .protocol import (Checkpoints, checkpoint_arguments, ensemble_checkpoint_arguments, record_outcome,
                        seeded_models, seeded_training)
 
-__all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "TrainingBudget",
+__all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "MAX_RUNS", "TrainingBudget",
            "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
            "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "data_tasks", "configuration_tasks"]
 
@@ -236,6 +236,10 @@ def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
             for i, (args, (model, log)) in enumerate(zip(tasks, trained))]
 
 
+#: The most seeds per configuration a sweep plans (``--runs``): its tasks are built before any runs.
+MAX_RUNS = 10_000
+
+
 def positive_int(name: str, value: object) -> int:
     """``value`` if it is a positive int, else a ValueError naming ``name`` (:func:`~setfuncs.population.check_sizes`)."""
     check_sizes(**{name: value})
@@ -250,6 +254,8 @@ def seed_by_seed(runs: int, specs: Sequence[str], known: Sequence[str], args: Ca
     ``specs`` must be a non-empty subset of ``known``; ``args(spec, seed)`` gives ``run_one``'s arguments.
     """
     positive_int("runs", runs)
+    if runs > MAX_RUNS:
+        raise ValueError(f"runs must be at most {MAX_RUNS:,} seeds per configuration, got {runs:,}")
     specs = list(specs)
     unknown = [s for s in specs if s not in known]
     if unknown or not specs:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..results import provenance_rows
+from ..results import provenance_rows, sorted_runs
 
 __all__ = ["data_label", "sweep_provenance"]
 
@@ -21,7 +21,7 @@ def sweep_provenance(results: dict) -> list[tuple[str, str]]:
     failed runs (collapsed, or counting at chance) by spec and seed, the test population sizes, then
     :func:`~setfuncs.experiments.results.provenance_rows` (command, commits, hardware, versions)."""
     data, parameters = results["data"], results["budget_parameters"]
-    finished = [r for r in results["runs"] if "failure" not in r and r["error"] is None]
+    finished = [r for r in sorted_runs(results) if "failure" not in r and r["error"] is None]
     failed = [r for r in finished if r["failed"]]
     return [
         ("data", f"{data_label(results)}: {data['digits']}; {data['train_canvases']:,} training and "

@@ -17,7 +17,7 @@ import numpy as np
 
 from setfuncs.tables import text_table
 
-from ..results import load_sweep
+from ..results import load_sweep, sorted_runs
 from ..schema import finished_runs, run_status, status_counts
 from .localisers import IMAGE
 from .sweep import EXPERIMENT, RUN_SCHEMA, SET_SPECS
@@ -50,7 +50,7 @@ def usable_runs(results: dict, spec: str) -> tuple[list[dict], list[dict]]:
     collapsed, or counting no better than the most frequent count), and all its finished runs
     (:func:`~setfuncs.experiments.schema.finished_runs`: engine failures, which a later sitting
     reruns, are not runs)."""
-    runs = [r for r in finished_runs(results) if r["spec"] == spec]
+    runs = [r for r in sorted_runs(finished_runs(results)) if r["spec"] == spec]       # by seed, whatever the file's order
     return [r for r in runs if run_status(r) != "diverged" and not r.get("failed")], runs
 
 
@@ -64,7 +64,7 @@ def never_count_two(results: dict) -> tuple[float, list[dict]]:
     share = (counts[0] + counts[1]) / sum(counts)
     train = results["budget_parameters"]["particles"]
     sizes = [str(n) for n in _sizes(results) if n >= train]
-    runs = [r for spec in dict.fromkeys(r["spec"] for r in results["runs"]) for r in usable_runs(results, spec)[0]]
+    runs = [r for spec in sorted({r["spec"] for r in results["runs"]}) for r in usable_runs(results, spec)[0]]
     return share, [r for r in runs if all(np.isclose(r["evaluation"][size]["count_accuracy"], share, rtol=0, atol=1e-12)
                                           for size in (["image"] if r["spec"] == IMAGE else sizes))]
 

@@ -30,6 +30,7 @@ import numpy as np
 from ..differences import claim_gaps
 from ..findings import Claim, Comparison, Finding, compare_pairs, judge, matched
 from ..peaks import finite_metric
+from ..results import sorted_runs
 from ..schema import finished_runs
 from ..sweeps import SETTINGS, VARIANTS, in_variant, lme_twins, spec_of
 from .differences import CLAIM_AXES, protocol_differences
@@ -44,7 +45,7 @@ PP, PR, RP, RR = SETTINGS
 def _centre_over_radius(results: dict, variant: str) -> Comparison:
     """Per seed: ln(median centre MSE) - ln(median radius MSE) over the variant's trained runs."""
     by_seed: dict[int, list[tuple[float, float]]] = {}
-    for run in finished_runs(results):
+    for run in sorted_runs(finished_runs(results)):
         if in_variant(run, variant) and finite_metric(run, "mse") is not None:
             by_seed.setdefault(run["seed"], []).append((run["center_mse"], run["radius_mse"]))
     seeds = sorted(by_seed)

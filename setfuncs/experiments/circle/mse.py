@@ -10,24 +10,28 @@ from __future__ import annotations
 import numpy as np
 
 from ..peaks import finite_metric
+from ..results import sorted_runs
 from ..schema import finished_runs
 
 __all__ = ["mse_by_spec", "mse_by_run"]
 
 
 def mse_by_run(results: dict) -> dict[tuple[str, int], float]:
-    """``{(spec, seed): test MSE}`` of every finished run; +inf for a run that learnt nothing."""
+    """``{(spec, seed): test MSE}`` of every finished run, by configuration and seed; +inf for a run
+    that learnt nothing."""
     out = {}
-    for run in finished_runs(results):
+    for run in sorted_runs(finished_runs(results)):
         mse = finite_metric(run, "mse")
         out[(run["spec"], run["seed"])] = np.inf if mse is None else mse
     return out
 
 
 def mse_by_spec(results: dict) -> dict[str, np.ndarray]:
-    """Every configuration's test MSEs, one per finished run in file order; +inf for a run that learnt nothing."""
+    """Every configuration's test MSEs, one per finished run in seed order (configurations in
+    :func:`~setfuncs.experiments.results.sorted_runs` order, not the order the runs finished in); +inf
+    for a run that learnt nothing."""
     groups: dict[str, list[float]] = {}
-    for run in finished_runs(results):
+    for run in sorted_runs(finished_runs(results)):
         mse = finite_metric(run, "mse")
         groups.setdefault(run["spec"], []).append(np.inf if mse is None else mse)
     return {spec: np.array(values, dtype=float) for spec, values in groups.items()}

@@ -28,7 +28,7 @@ import numpy as np
 from setfuncs.tables import text_table
 
 from ..peaks import check_batches, finite_metric, median_peak
-from ..results import load_paper, load_sweep
+from ..results import load_paper, load_sweep, sorted_runs
 from ..schema import finished_runs, status_counts
 from ..sweeps import SETTINGS, VARIANTS, in_variant
 from .sweep import EXPERIMENT, RUN_SCHEMA
@@ -62,10 +62,11 @@ def paper_rows(path: str | os.PathLike) -> dict[str, dict[str, float]]:
 def usable_runs(results: dict, setting: str, variant: str = "paper") -> tuple[list[dict], list[dict]]:
     """The runs of ``setting`` in ``variant``'s grid: the trained ones with a finite MSE, and all
     finished ones (:func:`~setfuncs.experiments.schema.finished_runs`: engine failures, which a later
-    sitting reruns, are not runs)."""
+    sitting reruns, are not runs), both by configuration and seed
+    (:func:`~setfuncs.experiments.results.sorted_runs`), not in the order they finished in."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    runs = [r for r in finished_runs(results) if r["setting"] == setting and in_variant(r, variant)]
+    runs = [r for r in sorted_runs(finished_runs(results)) if r["setting"] == setting and in_variant(r, variant)]
     return [r for r in runs if finite_metric(r, "mse") is not None], runs
 
 
@@ -84,7 +85,9 @@ def circle_table(results: dict, batch_size: int = 20, bootstraps: int = 1000, se
     median_best_mse, best_mse_ratio, median_best_mse_ratio`` (ratios to ``plain/plain``, None if
     that row is missing) and, with ``paper`` (the path of the paper's ``results/paper-results.json``),
     ``paper_best_mse, paper_radius_mse, paper_center_mse, paper_median_best_mse`` and the paper's
-    two ratios. Every setting uses its own bootstrap generator seeded with ``seed``.
+    two ratios. Every setting uses its own bootstrap generator seeded with ``seed``, drawing from its
+    runs by configuration and seed (:func:`usable_runs`), so that the order of the runs in the file
+    does not move a number; of tied best runs the first in that order is the best.
     """
     check_batches(batch_size, bootstraps)
     rows = []

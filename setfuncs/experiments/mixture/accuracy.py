@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..results import sorted_runs
 from ..schema import trained_runs
 from ..sweeps import AGGREGATIONS
 
@@ -29,7 +30,7 @@ def accuracy_against_metric(results: dict, em_mae: float, size: int = 100) -> li
     the populations of ``size`` particles) and ``floor`` (the median over runs of the model KDEs at
     the bandwidth floor).
     """
-    usable = trained_runs(results)
+    usable = sorted_runs(trained_runs(results))           # one order, whatever the file's
     rows = []
     for family in AGGREGATIONS:
         for learnable in (False, True):

@@ -39,6 +39,7 @@ import numpy as np
 from ..differences import claim_gaps
 from ..findings import Claim, Comparison, Finding, judge, matched
 from ..peaks import finite_metric
+from ..results import sorted_runs
 from ..schema import finished_runs
 from ..sweeps import VARIANTS
 from .differences import CLAIM_AXES, protocol_differences
@@ -53,13 +54,13 @@ PEAK_BATCH = 5
 
 
 def metric_by_run(results: dict, summary: str = "median") -> dict[tuple[str, int], float]:
-    """``{(spec, seed): metric}`` of every finished run (+inf for a run that did not train or whose
-    metric is not finite): the file's ``metric`` (the median over test populations at n = 100) or,
-    with ``summary="mean"``, the mean of ``metric_per_population["100"]``."""
+    """``{(spec, seed): metric}`` of every finished run, by configuration and seed (+inf for a run that
+    did not train or whose metric is not finite): the file's ``metric`` (the median over test
+    populations at n = 100) or, with ``summary="mean"``, the mean of ``metric_per_population["100"]``."""
     if summary not in SUMMARIES:
         raise ValueError(f"summary must be one of {SUMMARIES}, got {summary!r}")
     out = {}
-    for run in finished_runs(results):
+    for run in sorted_runs(finished_runs(results)):
         value = finite_metric(run, "metric")
         if value is not None and summary == "mean":
             value = float(np.mean(run["metric_per_population"]["100"]))

@@ -48,12 +48,13 @@ import numpy as np
 
 from ..findings import ALPHA, LEVEL, POWER
 from ..paired import detectable_effect, holm, median_interval, paired_differences, sign_test, smallest_p_value
+from ..results import sorted_runs
 from ..resultsfile import restore_non_finite
 from ..schema import SchemaError, check_results, run_status
 from .sweep import METRIC_SIZE, RUN_SCHEMA
 
-__all__ = ["PROBE", "RESULTS_NAME", "SIGMAS", "QUANTITIES", "REFERENCE_KEYS", "load_sensitivity", "run_values",
-           "em_comparison", "seeds_needed", "sensitivity_table"]
+__all__ = ["PROBE", "RESULTS_NAME", "SIGMAS", "QUANTITIES", "REFERENCE_KEYS", "RUN_ORDER", "load_sensitivity",
+           "run_values", "em_comparison", "seeds_needed", "sensitivity_table"]
 
 #: The ``probe`` field of the probe's file.
 PROBE = "mixture_sigma_models"
@@ -64,6 +65,8 @@ SIGMAS = (0.5, 0.6, 0.7)
 #: What a row compares with EM, as the module describes them; the metric with either summary and
 #: the absolute error.
 QUANTITIES = ("metric", "metric_mean", "test_mae")
+#: The order in which the probe's runs are read (:func:`~setfuncs.experiments.results.sorted_runs`).
+RUN_ORDER = ("sigma", "spec", "seed")
 #: What the file records per sigma, on that sigma's test populations.
 REFERENCE_KEYS = ("sigma", "em_mae", "constant", "constant_mae")
 
@@ -136,13 +139,14 @@ def load_sensitivity(path: str | os.PathLike) -> dict:
 
 def run_values(results: dict, quantity: str = "metric") -> dict[tuple[float, str], dict[int, float]]:
     """``{(sigma, spec): {seed: value}}`` of ``quantity`` (one of :data:`QUANTITIES`) for every run, in
-    the file's order of sigmas and configurations; NaN for a run that diverged or collapsed (a test
+    the file's order of sigmas and configurations (its runs read by sigma, configuration and seed,
+    :data:`RUN_ORDER`, whatever order they finished in); NaN for a run that diverged or collapsed (a test
     leaves its seed out)."""
     if quantity not in QUANTITIES:
         raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
     values: dict[tuple[float, str], dict[int, float]] = {
         (sigma, spec): {} for sigma in results["sigmas"] for spec in results["configurations"]}
-    for run in results["runs"]:
+    for run in sorted_runs(results, RUN_ORDER):
         if run_status(run) != "trained":
             value = math.nan
         elif quantity == "metric_mean":

@@ -27,7 +27,7 @@ import numpy as np
 from setfuncs.tables import text_table
 
 from ..peaks import batch_peaks, check_batches, finite_metric
-from ..results import load_paper, load_sweep
+from ..results import load_paper, load_sweep, sorted_runs
 from ..schema import finished_runs, status_counts
 from ..sweeps import SETTINGS, VARIANTS, in_variant
 from .sweep import EXPERIMENT, RUN_SCHEMA
@@ -63,10 +63,12 @@ def _is_learnable(run: dict, by: str) -> bool:
 
 def variant_runs(results: dict, variant: str = "paper") -> list[dict]:
     """The finished runs (:func:`~setfuncs.experiments.schema.finished_runs`: engine failures are not
-    runs) of ``variant``'s 3 x 3 grid in all four settings."""
+    runs) of ``variant``'s 3 x 3 grid in all four settings, by configuration and seed
+    (:func:`~setfuncs.experiments.results.sorted_runs`), not in the order they finished in: the
+    violins' batches are drawn from them in this order."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    return [r for r in finished_runs(results) if in_variant(r, variant)]
+    return [r for r in sorted_runs(finished_runs(results)) if in_variant(r, variant)]
 
 
 def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5,

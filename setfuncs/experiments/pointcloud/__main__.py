@@ -32,8 +32,9 @@ def data_arguments(run: argparse.ArgumentParser) -> None:
 
 
 def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Data]:
-    """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --root, or a
-    ModelNet40 tree the loader refuses (its one-line reason)."""
+    """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --root, a
+    ModelNet40 tree the loader refuses (its one-line reason), or clouds that do not fill one batch of
+    the budget (:func:`~setfuncs.experiments.pointcloud.sweep.load_data`), before any run starts."""
     if args.data == "modelnet40":
         if args.root is None:
             command.error(f"--data modelnet40 needs --root, the ModelNet40 folder ({LAYOUT}); download "
@@ -48,6 +49,10 @@ def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Da
         return (data,)
     if args.root is not None or args.cache is not None:
         command.error("--root and --cache are for --data modelnet40; the offline shapes are generated")
+    try:                     # made once per process (cached): the sweep's provenance reads these
+        load_data(Data("shapes"), BUDGETS[args.budget])
+    except ValueError as err:
+        command.error(f"--data shapes: {err}")
     return (Data("shapes"),)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..results import sorted_runs
 from ..schema import run_status
 from .sweep import COLUMNS
 
@@ -19,8 +20,10 @@ __all__ = ["cost_table", "throughput_spread"]
 
 
 def _ended_runs(results: dict, spec: str) -> list[dict]:
-    """The runs of column ``spec`` that trained to the end, collapsed or not (they paid for all their steps)."""
-    return [r for r in results["runs"] if r["spec"] == spec and run_status(r) in ("trained", "collapsed")]
+    """The runs of column ``spec`` that trained to the end, collapsed or not (they paid for all their
+    steps), in seed order (:func:`~setfuncs.experiments.results.sorted_runs`), whatever order they
+    finished in."""
+    return [r for r in sorted_runs(results) if r["spec"] == spec and run_status(r) in ("trained", "collapsed")]
 
 
 def cost_table(results: dict) -> list[dict]:

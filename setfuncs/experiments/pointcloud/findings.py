@@ -37,6 +37,7 @@ import setfuncs as sf
 from ..differences import claim_gaps
 from ..findings import Claim, Comparison, Finding, compare_pairs, judge, matched
 from ..peaks import finite_metric
+from ..results import sorted_runs
 from ..schema import finished_runs
 from ..sweeps import lme_twin, variant_spec
 from .budget import TABLE_SIZES
@@ -64,12 +65,12 @@ def variant_columns(variant: str = "paper") -> list[str]:
 
 
 def accuracy_by_run(results: dict, n: int, collapsed: bool = True) -> dict[tuple[str, int], float]:
-    """``{(spec, seed): accuracy at n}`` of every finished run: a collapsed run's measured accuracy
-    (``collapsed=False``: NaN), NaN for a run that diverged or whose accuracy at ``n`` is missing or
-    not finite (:func:`~setfuncs.experiments.peaks.finite_metric`)."""
+    """``{(spec, seed): accuracy at n}`` of every finished run, by configuration and seed: a collapsed
+    run's measured accuracy (``collapsed=False``: NaN), NaN for a run that diverged or whose accuracy
+    at ``n`` is missing or not finite (:func:`~setfuncs.experiments.peaks.finite_metric`)."""
     statuses = ("trained", "collapsed") if collapsed else ("trained",)
     out = {}
-    for run in finished_runs(results):
+    for run in sorted_runs(finished_runs(results)):
         value = finite_metric(run, "accuracy_by_population_size", n, statuses)
         out[(run["spec"], run["seed"])] = np.nan if value is None else value
     return out

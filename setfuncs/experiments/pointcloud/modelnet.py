@@ -9,6 +9,8 @@ https://modelnet.cs.princeton.edu/) unpacks to one folder per class with the spl
 ``(split, points, seed)``, so that only the first call parses the meshes. The cache also records
 the relative path, size and modification time of every mesh file it was made from; a cache that
 no longer matches the folder, or that cannot be read, is rebuilt with a warning.
+:func:`mesh_digest` names a folder's contents (every mesh file's path and bytes), which a results
+file's identity holds: a sweep resumes on a moved copy of its folder, never on another folder.
 
 **Checked line by line.** :func:`read_off` parses the file itself and checks every line against
 the counts in the header, so a truncated or garbled file is a ValueError naming the file and the
@@ -21,6 +23,7 @@ splits such a line for other OFF readers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import numbers
@@ -39,7 +42,7 @@ from tqdm.auto import tqdm
 from ..sweeps import positive_int
 from .surface import FLOAT32_OVERFLOW, sample_surface
 
-__all__ = ["SPLITS", "MODELNET_URL", "LAYOUT", "fix_off_header", "read_off", "mesh_files",
+__all__ = ["SPLITS", "MODELNET_URL", "LAYOUT", "fix_off_header", "read_off", "mesh_files", "mesh_digest",
            "cache_path", "load_modelnet40"]
 
 #: The two splits of the official layout.
@@ -281,6 +284,24 @@ def mesh_files(root: str | os.PathLike, split: str = "train") -> tuple[list[Path
         files += found
         labels += [label] * len(found)
     return files, np.array(labels, dtype=np.int64), classes
+
+
+def mesh_digest(root: str | os.PathLike) -> str:
+    """The SHA-256 (hex) of a ModelNet40 folder's contents: for both splits in turn, every mesh file of
+    :func:`mesh_files` in its sorted order, each as its path relative to ``root`` (with ``/``) and its
+    bytes, both preceded by their lengths. A moved or copied folder has the digest of the original;
+    a folder with another mesh, a mesh fewer or one byte changed has another. Reads every mesh file
+    once (seconds per GB); raises as :func:`mesh_files` does for a folder without the layout."""
+    root = Path(root)
+    digest = hashlib.sha256()
+    for split in SPLITS:
+        files, _, _ = mesh_files(root, split)
+        for path in files:
+            name, content = path.relative_to(root).as_posix().encode("utf-8"), path.read_bytes()
+            for part in (name, content):
+                digest.update(len(part).to_bytes(8, "big"))
+                digest.update(part)
+    return digest.hexdigest()
 
 
 def _check_mesh_entry(path: Path) -> None:

@@ -13,7 +13,15 @@ clouds, its weights scaled by :data:`~setfuncs.model.HEAD_SCALE` (:func:`~setfun
 (:mod:`~setfuncs.experiments.pointcloud.modelnet`, both splits whole). Both are sampled with
 :data:`DATA_SEED`: training clouds with ``budget.points`` particles, test clouds with
 :func:`~setfuncs.experiments.pointcloud.budget.points_per_test_cloud` particles (2,000 for MEDIUM
-and FULL). Each process loads them once (cached).
+and FULL). Each process loads them once (cached); a training split with fewer clouds than one
+batch is refused there, before any run starts, in one line that says what to change.
+
+**Identity.** A results file's identity holds the data's (:func:`data_identity`): for ModelNet40
+the class and cloud counts and the SHA-256 of its mesh files
+(:func:`~setfuncs.experiments.pointcloud.modelnet.mesh_digest`), so that a sweep resumes on a moved
+copy of its folder but is refused on another folder; the provenance names the folder's resolved
+path. For the offline shapes, the counts and the SHA-256 of the generator's parameters (its
+description and :data:`DATA_SEED`; the budget, in the identity too, fixes the counts and points).
 
 **A run** trains at ``budget.points`` particles (:mod:`~setfuncs.experiments.pointcloud.train`)
 and records the test accuracy at every size of
@@ -39,10 +47,13 @@ worker process and shared by the columns). The records are :func:`run_one`'s, pl
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
+from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -62,14 +73,14 @@ from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, run_configuration_
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
 from .evaluate import accuracy, accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
-from .modelnet import MODELNET_URL, load_modelnet40
+from .modelnet import LAYOUT, MODELNET_URL, load_modelnet40, mesh_digest
 from .preprocess import CLIP, ROTATION_RANGE, SCALE_RANGE
 from .shapes import shapes_description, synthetic_shapes
 from .train import milestones, train_classifier, train_classifier_ensemble
 
 __all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
-           "make_model", "train_model", "train_ensemble", "test_checkpoints", "evaluate_run", "run_one", "run_ensemble",
-           "table2_tasks", "provenance", "sweep"]
+           "data_identity", "make_model", "train_model", "train_ensemble", "test_checkpoints", "evaluate_run", "run_one",
+           "run_ensemble", "table2_tasks", "provenance", "sweep"]
 
 #: The data sets a sweep can use.
 DATA_SETS = ("shapes", "modelnet40")
@@ -118,18 +129,61 @@ class PointClouds(NamedTuple):
 @lru_cache(maxsize=4)
 def load_data(data: Data, budget: Budget) -> PointClouds:
     """The training clouds at ``budget.points`` and the test clouds at ``points_per_test_cloud(budget)``
-    particles (a progress bar while ModelNet40's meshes are first sampled)."""
+    particles (a progress bar while ModelNet40's meshes are first sampled). A ValueError, in one line
+    that names the folder (or the budget), the clouds of each split, the batch and the fix, if the
+    training clouds do not fill one batch of ``budget``: no run could train on them."""
     if data.name == "shapes":
         train_x, train_y, names = synthetic_shapes(budget.train_per_class, "train", budget.points, DATA_SEED)
         test_x, test_y, _ = synthetic_shapes(budget.test_size, "test", points_per_test_cloud(budget), DATA_SEED)
-        return PointClouds(train_x, train_y, test_x, test_y, names)
+        return _one_batch_at_least(PointClouds(train_x, train_y, test_x, test_y, names), data, budget)
     train_x, train_y, names = load_modelnet40(data.root, "train", budget.points, DATA_SEED, data.cache_dir)
     test_x, test_y, test_names = load_modelnet40(data.root, "test", points_per_test_cloud(budget), DATA_SEED,
                                                  data.cache_dir)
     if test_names != names:
         raise ValueError(f"the train and test splits of {data.root} have different classes: "
                          f"{sorted(set(names) ^ set(test_names))}; every class needs both folders")
-    return PointClouds(train_x, train_y, test_x, test_y, names)
+    return _one_batch_at_least(PointClouds(train_x, train_y, test_x, test_y, names), data, budget)
+
+
+def _one_batch_at_least(clouds: PointClouds, data: Data, budget: Budget) -> PointClouds:
+    """``clouds`` if their training split fills one batch of ``budget``; else the ValueError of :func:`load_data`."""
+    train = len(clouds.train_x)
+    if train >= budget.batch:
+        return clouds
+    held = (f"{train} training and {len(clouds.test_x)} test clouds ({len(clouds.class_names)} classes), fewer "
+            f"training clouds than one batch of the {budget.name} budget needs ({budget.batch})")
+    if data.name == "modelnet40":
+        raise ValueError(f"the ModelNet40 folder {Path(data.root).resolve()} holds {held}, so no run can train on "
+                         f"it: add meshes to its <class>/train folders ({LAYOUT}; the whole of ModelNet40 has 9,843 "
+                         f"training meshes), or use a budget whose batch is at most {train}")
+    raise ValueError(f"the offline shapes of the {budget.name} budget are {held}, so no run can train on them: raise "
+                     f"train_per_class to at least {-(-budget.batch // len(clouds.class_names))}, or lower the batch "
+                     f"to at most {train}")
+
+
+def _digest(value: object) -> str:
+    """The SHA-256 (hex) of ``value`` as canonical JSON (sorted keys, no spaces)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def data_identity(data: Data, budget: Budget) -> dict:
+    """What two sittings of a sweep must share of their clouds (a results file's ``identity["data"]``):
+    the data set's ``name``, its ``classes``, ``train_clouds`` and ``test_clouds``, and a digest of
+    its contents. ModelNet40: ``meshes_sha256``, the SHA-256 of its mesh files' relative paths and
+    bytes (:func:`~setfuncs.experiments.pointcloud.modelnet.mesh_digest`): a moved copy of the folder
+    is the same data, a folder with other meshes is not; where the folder is stands in the provenance.
+    The offline shapes: ``generator_sha256``, the SHA-256 of the generator's parameters
+    (:func:`~setfuncs.experiments.pointcloud.shapes.shapes_description`, :data:`DATA_SEED`, the clouds
+    per class and points of each split); machine-independent, where the clouds' last bits might not be."""
+    clouds = load_data(data, budget)
+    counts = {"classes": len(clouds.class_names), "train_clouds": len(clouds.train_x),
+              "test_clouds": len(clouds.test_x)}
+    if data.name == "modelnet40":
+        return {"name": data.name, **counts, "meshes_sha256": mesh_digest(data.root)}
+    generator = {"description": shapes_description(), "class_names": clouds.class_names, "seed": DATA_SEED,
+                 "train": [budget.train_per_class, budget.points],
+                 "test": [budget.test_size, points_per_test_cloud(budget)]}
+    return {"name": data.name, **counts, "generator_sha256": _digest(generator)}
 
 
 def make_model(spec: str, classes: int, budget: Budget, labels: np.ndarray | None = None) -> PointCloudClassifier:
@@ -264,7 +318,7 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
     """Command line, budget, data, model, optimiser, evaluation, seeds, versions and hardware of a sweep."""
     clouds = load_data(data, budget)
     description = ({"name": "shapes", **shapes_description()} if data.name == "shapes" else
-                   {"name": "modelnet40", "root": str(data.root), "source": MODELNET_URL,
+                   {"name": "modelnet40", "root": str(Path(data.root).resolve()), "source": MODELNET_URL,
                     "sampling": "uniform on the surface, area-weighted (trimesh.sample.sample_surface)",
                     "seeds": f"mesh i of a split (sorted files) numpy default_rng([{DATA_SEED}, i])"})
     return {
@@ -305,7 +359,9 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
         budget: :data:`~setfuncs.experiments.pointcloud.budget.QUICK`, ``MEDIUM``, ``FULL`` or a
             custom :class:`~setfuncs.experiments.pointcloud.budget.Budget`.
         out_path: the JSON file, written after every finished run; an earlier sitting's file of
-            the same budget and data is resumed (its runs kept, only the missing ones run).
+            the same budget and data (:func:`data_identity`: the same mesh files, wherever their
+            folder now is) is resumed (its runs kept, only the missing ones run); a file of other
+            data is refused.
         configurations: columns to run (e.g. ``["max/max", "max/r-lse"]``); None: all of :data:`COLUMNS`.
         data: the clouds (:class:`Data`; default the offline shapes).
         engine: where the runs train (:class:`~setfuncs.experiments.engine.Engine`: a local Dask
@@ -322,4 +378,5 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
     specs, tasks = table2_tasks(runs, budget, data, configurations, engine.trains_on)
     header = provenance(budget, runs, specs, data)
     return run_experiment(run_one, tasks, header, RUN_SCHEMA, out_path, engine, restart, progress,
-                          "point-cloud sweep", identity=sweep_identity(header, data=data.name), run_many=run_ensemble)
+                          "point-cloud sweep", identity=sweep_identity(header, data=data_identity(data, budget)),
+                          run_many=run_ensemble)

@@ -22,7 +22,7 @@ import setfuncs as sf
 from setfuncs.tables import text_table
 
 from ..peaks import finite_metric
-from ..results import load_paper, load_sweep
+from ..results import load_paper, load_sweep, sorted_runs
 from ..schema import finished_runs, status_counts
 from .budget import TABLE_SIZES
 from .sweep import EXPERIMENT, RUN_SCHEMA
@@ -55,8 +55,9 @@ def accuracy_at(run: dict, n: int) -> float | None:
 
 def column_runs(results: dict, spec: str) -> list[dict]:
     """The finished runs of one column (:func:`~setfuncs.experiments.schema.finished_runs`: engine
-    failures, which a later sitting reruns, are not runs)."""
-    return [r for r in finished_runs(results) if r["spec"] == spec]
+    failures, which a later sitting reruns, are not runs) in seed order, whatever order they finished
+    in (:func:`~setfuncs.experiments.results.sorted_runs`): a mean over them sums in that order."""
+    return [r for r in sorted_runs(finished_runs(results)) if r["spec"] == spec]
 
 
 def pointcloud_table(results: dict, paper: str | os.PathLike | None = None) -> list[dict]:
