@@ -8,7 +8,6 @@ they read.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shlex
@@ -23,6 +22,7 @@ from nbclient import NotebookClient
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "install_cell.py"
@@ -31,14 +31,7 @@ BINDER = ROOT / "binder"
 FIRST_CHAPTER = "book/01_sets.ipynb"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("install_cell", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-install_cell = _load_script()
+install_cell = load_script("install_cell")
 
 
 def _pins(path: Path) -> dict[str, Requirement]:

@@ -14,7 +14,6 @@ in real kernels and presses Ctrl-C during the second.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import signal
@@ -28,20 +27,14 @@ import nbclient
 import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ("01_one", "02_two", "03_three")
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-chapter_times = _load("chapter_times")
-copy_paper_results = _load("copy_paper_results")
+chapter_times = load_script("chapter_times")
+copy_paper_results = load_script("copy_paper_results")
 
 
 # --- chapter_times.py ---------------------------------------------------------------------------

@@ -10,7 +10,6 @@ like its stripped copy, so the student edition reads the book's executed chapter
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -19,6 +18,7 @@ import nbformat
 import pytest
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "book/03_sum_isomorphism.ipynb"
@@ -69,14 +69,7 @@ SECRET-AT-THE-END
 """
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("student_edition", ROOT / "scripts" / "student_edition.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-student_edition = _load_script()
+student_edition = load_script("student_edition")
 
 
 def _flat(text: str) -> str:

@@ -8,7 +8,6 @@ numbers in tables whole and leaves the API reference out. The PDF is checked on 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -16,18 +15,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-student_edition = _load("student_edition")
+student_edition = load_script("student_edition")
 
 CHAPTER_CELLS = [
     "# A chapter\n\nA table where the sign is the result:\n\n| claim | gap |\n| --- | --- |\n"

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .results import sorted_runs
+from .resultsfile import named_differences
 from .schema import trained_runs
 
 __all__ = ["CONFIGURATION_FIELDS", "file_identity", "identity_differences", "rerun_agreement"]
@@ -53,19 +54,9 @@ def file_identity(results: dict) -> dict:
 def identity_differences(first: Any, second: Any, names: tuple[str, str] = ("the first", "the second"),
                          where: str = "") -> list[str]:
     """The places where two identities (JSON values) differ, e.g. ``"budget: 'quick' in the rerun,
-    'medium' in the committed file"``, each side named by ``names``."""
-    if isinstance(first, dict) and isinstance(second, dict):
-        found: list[str] = []
-        for key in sorted(set(first) | set(second), key=str):
-            here = f"{where}.{key}" if where else str(key)
-            if key not in second:
-                found.append(f"{here}: {first[key]!r} in {names[0]}, missing in {names[1]}")
-            elif key not in first:
-                found.append(f"{here}: missing in {names[0]}, {second[key]!r} in {names[1]}")
-            else:
-                found += identity_differences(first[key], second[key], names, here)
-        return found
-    return [] if first == second else [f"{where or 'identity'}: {first!r} in {names[0]}, {second!r} in {names[1]}"]
+    'medium' in the committed file"``, each side named by ``names``
+    (:func:`~setfuncs.experiments.resultsfile.named_differences`)."""
+    return named_differences(first, second, names, where, root="identity")
 
 
 def _same_bits(a: float, b: float) -> bool:

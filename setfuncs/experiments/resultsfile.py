@@ -63,7 +63,8 @@ from typing import Any, Iterator
 import filelock
 
 from .schema import RunSchema, SchemaError, check_results
-__all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "differences", "backup_path",
+__all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "differences", "named_differences",
+           "backup_path",
            "NON_FINITE", "LOCK_MARK", "replace_non_finite", "restore_non_finite"]
 
 _FIX = "pass --restart to move it aside to a timestamped backup and start afresh, or choose another --out"
@@ -95,21 +96,29 @@ class SweepWriteError(OSError):
     there was one, is kept (the message says which)."""
 
 
-def differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
-    """The places where two JSON values differ, e.g. ``["budget_parameters.steps: 2000 in the file,
-    5000 in this sweep"]`` (``theirs`` is the file's value, ``ours`` this sweep's)."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
+def named_differences(first: Any, second: Any, names: tuple[str, str], where: str = "", root: str = "value"
+                      ) -> list[str]:
+    """The places where two JSON values differ, each side named by ``names``, e.g.
+    ``["budget_parameters.steps: 2000 in the file, 5000 in this sweep"]`` (``root`` names the place of two
+    values that are not both objects)."""
+    if isinstance(first, dict) and isinstance(second, dict):
         found: list[str] = []
-        for key in sorted(set(ours) | set(theirs), key=str):
+        for key in sorted(set(first) | set(second), key=str):
             here = f"{where}.{key}" if where else str(key)
-            if key not in theirs:
-                found.append(f"{here}: missing in the file, {ours[key]!r} in this sweep")
-            elif key not in ours:
-                found.append(f"{here}: {theirs[key]!r} in the file, missing in this sweep")
+            if key not in first:
+                found.append(f"{here}: missing in {names[0]}, {second[key]!r} in {names[1]}")
+            elif key not in second:
+                found.append(f"{here}: {first[key]!r} in {names[0]}, missing in {names[1]}")
             else:
-                found += differences(ours[key], theirs[key], here)
+                found += named_differences(first[key], second[key], names, here, root)
         return found
-    return [] if ours == theirs else [f"{where or 'value'}: {theirs!r} in the file, {ours!r} in this sweep"]
+    return [] if first == second else [f"{where or root}: {first!r} in {names[0]}, {second!r} in {names[1]}"]
+
+
+def differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
+    """The places where this sweep's JSON value ``ours`` and the file's ``theirs`` differ
+    (:func:`named_differences`: ``"... in the file, ... in this sweep"``)."""
+    return named_differences(theirs, ours, ("the file", "this sweep"), where)
 
 
 def _pointer(parts: tuple[str, ...]) -> str:
