@@ -88,8 +88,8 @@ def finite_padding(x: Tensor, mask: Tensor | None) -> Tensor:
 
 
 def not_scriptable(module: nn.Module) -> TypeError:
-    """The error ``torch.jit.script`` meets on a module of this package (:meth:`Aggregation.__prepare_scriptable__`,
-    :meth:`~setfuncs.model.DeepSet.__prepare_scriptable__`): it checks its input in Python (messages built
+    """The error ``torch.jit.script`` meets on a module of this package (the ``__prepare_scriptable__`` of
+    :class:`Aggregation` and :class:`~setfuncs.model.DeepSet`): it checks its input in Python (messages built
     from shapes, :func:`~setfuncs.population.sync_free`'s context variable) and uses custom autograd
     functions, none of which TorchScript compiles, and PyTorch deprecates TorchScript; ``torch.compile``
     compiles it (``tests/test_compiled.py`` trains a model so)."""

@@ -54,7 +54,7 @@ def parse_runs(text: str) -> int:
     return value
 
 
-#: What ``--scheduler`` accepts: a Dask address, ``[PROTOCOL://]HOST:PORT``.
+#: What ``--scheduler`` accepts, a Dask address ``[PROTOCOL://]HOST:PORT``.
 SCHEDULER = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(?:[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:]+\]):\d{1,5}")
 
 
@@ -84,7 +84,7 @@ TIME_LIMIT_STATUS = 75
 
 #: ``--time-limit``'s units.
 _UNITS = {"s": 1, "m": 60, "h": 3600}
-#: The longest ``--time-limit``, in seconds (a year): beyond it, leave the limit out.
+#: The longest ``--time-limit`` in seconds, a year (beyond it, leave the limit out).
 MAX_TIME_LIMIT = 366 * 24 * 3600
 
 

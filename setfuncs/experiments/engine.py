@@ -216,8 +216,8 @@ def _prepare_local_worker() -> None:
 
 #: The torch CPU kernels a local cluster's workers train with on an x86-64 CPU (``ATEN_CPU_CAPABILITY``).
 CPU_CAPABILITY = "avx2"
-#: The values of ``ATEN_CPU_CAPABILITY`` torch reads on an x86-64 CPU (it reads them in lower case only:
-#: any other spelling silently gives the CPU's best kernels).
+#: The values of ``ATEN_CPU_CAPABILITY`` torch reads on an x86-64 CPU, in lower case only (any other
+#: spelling silently gives the CPU's best kernels).
 X86_CAPABILITIES = ("default", "avx2", "avx512")
 
 

@@ -37,8 +37,8 @@ PAPER_RESULTS = "paper-results.json"
 #: ``sittings``) included: :func:`~setfuncs.experiments.provenance.sweep_provenance` and the engine write them.
 HEADER_KEYS = ("experiment", "budget", "budget_parameters", "configurations", "seeds", "runs_per_configuration",
                "complete", "runs")
-#: What names a run of a sweep's file (one record each, :func:`~setfuncs.experiments.schema.check_results`):
-#: its configuration and its seed, the order of :func:`sorted_runs`.
+#: What names a run of a sweep's file, one record each (:func:`~setfuncs.experiments.schema.check_results`),
+#: its configuration and its seed, and the order of :func:`sorted_runs`.
 RUN_KEY = ("spec", "seed")
 
 

