@@ -130,7 +130,7 @@ rerun() {
 for name in $ONLY; do
   case $name in
     mixture)    rerun mixture mixture-medium --budget "$BUDGET" --runs "$RUNS" --concurrent "$CONCURRENT" ;;
-    attention)  echo "attention: not run: issue 50's MNIST rerun waits for a protocol that counts on its canvases" \
+    attention)  echo "attention: not run: the MNIST rerun waits for a protocol that counts on its canvases" \
                   | tee -a "$OUT/summary.txt" ;;
     pointcloud) rerun pointcloud pointcloud-medium --budget "$BUDGET" --runs "$RUNS" --data shapes ;;
     circle)     sweep circle "$RESULTS/circle-full.json" --budget "$CIRCLE_BUDGET" --runs "$CIRCLE_RUNS" --concurrent "$CONCURRENT" ;;

@@ -1,4 +1,4 @@
-"""The attention experiment's seeds trained as one ensemble (issue 30): its stream is the batches of
+"""The attention experiment's seeds trained as one ensemble (the GPU sweeps): its stream is the batches of
 the runs one by one; ``fit_ensemble`` with an objective takes ``fit``'s steps; the AIR ensemble
 trains every seed as its run does (exactly without noise, in distribution with it); its
 checkpoints are what its weights give one by one; a sweep that trains as on a GPU writes run_one's

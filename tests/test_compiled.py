@@ -1,4 +1,4 @@
-"""A compiled objective trains as the eager one does (issue 30's ``torch.compile`` candidate).
+"""A compiled objective trains as the eager one does (``torch.compile``, a candidate for the GPU sweeps).
 
 ``benchmarks/training.py --modes compiled`` times ``fit`` with the objective compiled by
 ``torch.compile`` (Inductor, fixed shapes). Whatever it measures on a GPU is worth something only

@@ -1,4 +1,4 @@
-"""The public contract of issue 2, exactly as the book and outside checks use it."""
+"""The package's public contract, exactly as the book and outside checks use it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 49, round four, in the core package: settings no training can use are refused in one line
+"""Nothing lost, in the core package: settings no training can use are refused in one line
 naming the argument and the fix, non-finite data is named as the cause of a non-finite loss, the
 quantile's ends are the order statistics, ragged populations that disagree are refused, and the
 meta device, ``torch.jit.script`` and GPUs that are not here are answered in one line.

@@ -168,7 +168,7 @@ def test_a_stream_labelled_on_the_gpu_has_the_cpu_labels() -> None:
     torch.testing.assert_close(labels(x.cuda()).cpu(), labels(x), rtol=1e-6, atol=1e-6)
 
 
-# -- the reruns' ensembles (issue 30): every experiment's GPU path captures its step as one graph --
+# -- the reruns' ensembles: every experiment's GPU path captures its step as one graph --
 
 def _graphed_throughout(trained: list, steps: int) -> None:
     for _, log in trained:

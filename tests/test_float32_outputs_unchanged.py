@@ -1,5 +1,5 @@
 """Float32 and float64 results of every plain and sum-isomorphic aggregation are bit for bit those of
-commit 15ac30f, before issue 28 taught them half precision and extreme parameters.
+commit 15ac30f, before they were taught half precision and extreme parameters.
 
 The book's printed numbers and the sweeps' stored results were computed with those bits; the half
 precision path (float32 inside) and the new limits (``pmean`` at ``0 < |p| < 0.01``, ``softmax`` at
@@ -116,7 +116,7 @@ def test_every_case_is_frozen() -> None:
 
 
 def test_the_frozen_modules_are_15ac30f_s_not_today_s() -> None:
-    """The comparison is with the old code: its modules are the copies, and they lack what issue 28 added."""
+    """The comparison is with the old code: its modules are the copies, and they lack what half precision added."""
     old_plain, _ = _frozen_package()
     assert Path(old_plain.__file__).parent == FROZEN and old_plain is not plain
     assert not hasattr(old_plain, "SMALL_EXPONENT") and hasattr(plain, "SMALL_EXPONENT")

@@ -1,4 +1,4 @@
-"""scripts/gpu_sweeps.sh, the one command a lent GPU runs (issue 30), here on the CPU at the QUICK
+"""scripts/gpu_sweeps.sh, the one command a lent GPU runs, here on the CPU at the QUICK
 budget: it runs the sweeps it is asked for into their files, copies each file and a summary into
 $OUT, records the commit that was sent, starts nothing once its deadline has passed, and refuses a
 sweep it does not know. (Its GPU speed is measured only where a GPU is lent: the README's GPU
@@ -57,11 +57,11 @@ def test_no_sweep_starts_after_the_deadline(tmp_path: Path) -> None:
 
 
 def test_the_attention_rerun_is_not_run_until_its_protocol_counts(tmp_path: Path) -> None:
-    """Issue 50's MNIST rerun failed in every run of its first sitting: a window spends nothing on it."""
+    """The MNIST rerun of the attention sweep failed in every run of its first sitting: a window spends nothing on it."""
     done = run_script(tmp_path, ONLY="attention", SECONDS_TOTAL="500")
     assert done.returncode == 0, done.stderr
     (line,) = (tmp_path / "out" / "summary.txt").read_text().splitlines()[1:]
-    assert line.startswith("attention: not run: issue 50's MNIST rerun waits for a protocol that counts")
+    assert line.startswith("attention: not run: the MNIST rerun waits for a protocol that counts")
     assert not list((tmp_path / "results").rglob("*.json"))
 
 

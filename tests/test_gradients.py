@@ -1,4 +1,4 @@
-"""Finite gradients under masks (cf. pytorch issue 31829): padded particles get exactly zero
+"""Finite gradients under masks (cf. PyTorch's NaN gradients through a masked ``torch.where``): padded particles get exactly zero
 gradient, real particles and parameters finite ones, for every aggregation and model spec."""
 
 from __future__ import annotations

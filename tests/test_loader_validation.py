@@ -1,4 +1,4 @@
-"""The real-data loaders check what they read (issues 17 and 28, "nothing silently wrong"): OFF
+"""The real-data loaders check what they read ("nothing silently wrong"): OFF
 meshes line by line (a vertex float32 cannot hold included), the ModelNet40 folder (class folders
 without a split, entries named ``*.off`` that are not files) and its arguments, the ``.npz`` cache
 (damaged, short, stale or valid; a damaged one is closed), and MNIST's IDX files (gzipped or not,

@@ -1,5 +1,5 @@
-"""Nothing the user made is emptied, renamed or replaced by a sweep, and a results file keeps its history
-(issue 49): the lock file is the sweep's own, ``--out`` is a regular file of one name, a resumed file keeps
+"""Nothing the user made is emptied, renamed or replaced by a sweep, and a results file keeps its history:
+the lock file is the sweep's own, ``--out`` is a regular file of one name, a resumed file keeps
 its first sitting's header, a sitting with nothing to run writes nothing, a signal ends a stalled sweep,
 a first run always starts, and the command line's unclear cases answer in one line with the documented
 exit status."""

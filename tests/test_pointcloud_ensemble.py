@@ -1,4 +1,4 @@
-"""The point-cloud seeds trained as one ensemble (issue 30): the stream made on the device is the
+"""The point-cloud seeds trained as one ensemble (the GPU sweeps): the stream made on the device is the
 batches ``training_batches`` draws; an ensemble without dropout trains as its seeds one by one,
 checkpoints included; with dropout every seed draws its own masks; every column's step reads no
 tensor values; a GPU-like sweep (ensembles forced on, on the CPU) writes resumable, schema-valid

@@ -1,4 +1,4 @@
-"""The point-cloud protocol (issue 27): MEDIUM follows Zaheer et al.'s optimiser and schedule,
+"""The point-cloud protocol: MEDIUM follows Zaheer et al.'s optimiser and schedule,
 EARLIER_MEDIUM is the budget before it, and the protocol-difference table reads every cell of ours
 from the results file it describes.
 
@@ -8,7 +8,7 @@ here rewrite the committed file's budget and optimiser to each budget in turn, s
 and after that replacement.
 
 The frozen losses below are what a twelve-step training returned with QUICK and the medium budget
-as it was before issue 27 (now EARLIER_MEDIUM), on commit b9eb7a2's training code, written with
+as it was before the ten-seed rerun (now EARLIER_MEDIUM), on commit b9eb7a2's training code, written with
 ``float.hex``: the budgets that the committed results and the book's live cells use must keep
 training bit for bit as before.
 """
@@ -31,7 +31,7 @@ from setfuncs.experiments.pointcloud.differences import AXES, CLAIM_AXES, TRAINI
 from setfuncs.experiments.results import results_file
 from setfuncs.plain import Max
 
-#: Losses of ``_tiny_losses(budget, spec)`` before issue 27 (``"medium"``: today's EARLIER_MEDIUM).
+#: Losses of ``_tiny_losses(budget, spec)`` before the ten-seed rerun (``"medium"``: today's EARLIER_MEDIUM).
 FROZEN = {
     ("quick", "max/max"): ["0x1.3de8800000000p+1", "0x1.3e43560000000p+1", "0x1.3de91a0000000p+1",
                            "0x1.3de5640000000p+1", "0x1.3d91ce0000000p+1", "0x1.3d302a0000000p+1",

@@ -1,4 +1,4 @@
-"""A power mean inside a Deep Set reads a positive embedding (issue 28, "nothing silently wrong"):
+"""A power mean inside a Deep Set reads a positive embedding ("nothing silently wrong"):
 every model spec with ``pmean(p)`` in either place runs forward and backward on real-valued
 particles, with finite outputs and gradients, and keeps the contract (permutation and padding
 invariance); every other spec builds the same parameters and computes the same outputs as before."""

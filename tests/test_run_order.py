@@ -1,5 +1,5 @@
 """The order of the runs in a results file is the order they finished in, which no two sittings share:
-no table, finding or printed number may depend on it (issue 49). Every committed results file, its
+no table, finding or printed number may depend on it. Every committed results file, its
 runs shuffled, gives exactly what it gives in its own order: read from a file (``load_results``), and
 handed to the readers as it is (a results dict in memory, as a sweep returns it or a test builds it)."""
 

@@ -1,4 +1,4 @@
-"""Two findings tables of one experiment side by side (issue 50: chapter 11 on the surrogate's canvases
+"""Two findings tables of one experiment side by side (chapter 11 on the surrogate's canvases
 and on MNIST's): every claim paired with itself, a moved verdict flagged, tables of other claims refused."""
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def checkpoints_by_group(results: dict, group: str) -> dict[str, list[tuple[int,
     """``{group value: [(seed, steps, values), ...]}``: every trained run's test checkpoints with finite
     values, grouped by the run's field ``group`` (e.g. ``"setting"``, ``"spec"``), in the file's order of
     configurations and then seeds, not the order the runs finished in. A ValueError if no
-    run records checkpoints (a file written before issue 27's run protocol)."""
+    run records checkpoints (a file written before the shared run protocol recorded them)."""
     out: dict[str, list[tuple[int, list[int], np.ndarray]]] = {}
     for run in _ordered_runs(results):
         test = (run.get("learning_curve") or {}).get("test") or {}

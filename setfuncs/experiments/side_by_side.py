@@ -1,7 +1,7 @@
 """Two findings tables of one experiment side by side: which verdicts moved between two sweeps.
 
 An experiment rerun on other data (chapter 11's sweep on the 32 x 32 surrogate and on AIR's 50 x 50
-MNIST canvases, issue 50) or with another protocol gives a second findings table of the same claims.
+MNIST canvases) or with another protocol gives a second findings table of the same claims.
 :func:`verdict_changes` pairs the two tables claim by claim (a claim and its variant name a row; the
 tables must hold the same ones) and says, for each, both verdicts, both estimates with their
 intervals and seeds, and whether the verdict moved; :func:`verdict_changes_html` shows them. A moved

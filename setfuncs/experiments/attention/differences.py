@@ -132,14 +132,14 @@ def _canvas_row(results: dict) -> Difference:
 
 def _readout_row(readout: str) -> Difference:
     """``kept`` for a readout other than the paper's; ``removed`` for the paper's, which
-    :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM` (the budget of the sweep before
-    issue 27's rerun) did not use."""
+    :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM` (the budget of the five-seed sweep
+    before the ten-seed rerun) did not use."""
     axis, paper = "readout of recurrent aggregations", f"{PAPER_READOUT}: an LSTM over the reads a_T, ..., a_1"
     if readout not in READOUTS:
         raise ValueError(f"results budget_parameters.readout must be one of {READOUTS}, got {readout!r}")
     if readout != PAPER_READOUT:
         return Difference(axis, paper, f"{readout}: the last read a_T", "kept", "chosen from a one-seed quick probe "
-                          "(scripts/probes/attention_design.py); issue 27's rerun at the medium budget uses the "
+                          "(scripts/probes/attention_design.py); the ten-seed rerun at the medium budget uses the "
                           "paper's readout")
     return Difference(axis, paper, paper, "removed", f"the earlier medium sweep (budget EARLIER_MEDIUM) had readout "
                       f"{EARLIER_MEDIUM.readout!r}; the medium budget uses the paper's")

@@ -30,7 +30,7 @@ predictor's loss for its first 1,000 steps (it then caught up). They were chosen
 not accuracy; a claim the paper makes on hyper-parameters tuned for max/max is conditional on the
 reference's, so a run with other settings can fail to reproduce it but not contradict it, and
 MEDIUM now follows the reference (:mod:`~setfuncs.experiments.pointcloud.differences` lists what
-still differs). EARLIER_MEDIUM wrote the three-seed sweep (in the repository's history) that issue 27's
+still differs). EARLIER_MEDIUM wrote the three-seed sweep (in the repository's history) that the
 ten-seed rerun at MEDIUM, ``results/pointcloud-medium.json``, replaced; that rerun took 14.1 h of wall on
 two cores over seven sittings (its ``wall_seconds``), and EARLIER_MEDIUM is kept to describe the sweep
 before it (the protocol table's removed rows).
@@ -112,7 +112,7 @@ QUICK = Budget("quick", steps=1000, batch=32, lr=3e-3, clip=5.0, hidden=32, equi
 #: cores can sweep on the offline shapes (see the module docstring).
 MEDIUM = Budget("medium", steps=5000, batch=32, lr=1e-3, clip=5.0, hidden=64, equivariant_layers=3,
                 recurrent_steps=3, test_size=50, points=1000, train_per_class=100)
-#: The medium budget of the three-seed sweep before issue 27's rerun (Adam's epsilon 1e-8, decays after
+#: The medium budget of the three-seed sweep before the ten-seed rerun (Adam's epsilon 1e-8, decays after
 #: 80 % and 90 %; in the repository's history): kept to describe that sweep (the protocol table's removed
 #: rows); not a choice of the command line.
 EARLIER_MEDIUM = Budget("medium", steps=5000, batch=32, lr=1e-3, clip=5.0, hidden=64, equivariant_layers=3,

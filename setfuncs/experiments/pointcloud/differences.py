@@ -12,7 +12,7 @@ are protocol settings, not results.
 * ``same``: the file matches the reference on this axis, and so did the earlier medium sweep;
 * ``removed``: the file matches the reference, and
   :data:`~setfuncs.experiments.pointcloud.budget.EARLIER_MEDIUM` (the budget of
-  the three-seed sweep that issue 27's rerun replaced) did not (only budget fields
+  the three-seed sweep that the ten-seed rerun replaced) did not (only budget fields
   can be removed: the other axes never changed);
 * ``kept``: the file differs, for the reason given;
 * ``unknown``: the paper does not say (the number of seeds).
