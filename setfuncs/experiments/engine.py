@@ -77,12 +77,11 @@ import platform
 import re
 import signal
 import socket
-import sys
 import threading
 import time
 import traceback
 from collections import deque
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
@@ -648,7 +647,8 @@ def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Eng
     that cannot start closes the sitting and raises :class:`ClusterError`."""
     from tqdm.auto import tqdm
 
-    with _started(_cluster(engine, signals), ledger, engine) as (client, description):
+    with ExitStack() as stack:
+        client, description = _started(stack, engine, signals, ledger)
         ledger.sitting.engine = description
         deadline = None if engine.time_limit is None else ledger.clock + engine.time_limit
         submitter = _Submitter(client, _jobs(todo, engine, run_one, run_many, ledger.sitting.concurrent), deadline)
@@ -670,25 +670,18 @@ def _train(ledger: _Ledger, tasks: Sequence[Task], todo: list[Task], engine: Eng
         ledger.sitting.held_runs = sum(len(job.tasks) for job in submitter.held)
 
 
-@contextmanager
-def _started(cluster: Any, ledger: _Ledger, engine: Engine) -> Iterator[tuple[Any, str]]:
-    """Enter ``cluster`` (:func:`_cluster`); one that cannot be started or reached closes the sitting as
-    ``no cluster`` and raises :class:`ClusterError` naming the scheduler (or the local cluster) and the error."""
+def _started(stack: ExitStack, engine: Engine, signals: _Signals, ledger: _Ledger) -> tuple[Any, str]:
+    """Enter the engine's cluster (:func:`_cluster`) on ``stack``; one that cannot be started or reached
+    closes the sitting as ``no cluster`` and raises :class:`ClusterError` naming the scheduler (or the
+    local cluster) and the error."""
     try:
-        entered = cluster.__enter__()
+        return stack.enter_context(_cluster(engine, signals))
     except (OSError, ValueError, TimeoutError, RuntimeError) as err:
         ledger.close("no cluster")
         where = f"the Dask scheduler at {engine.scheduler}" if engine.scheduler else "a local Dask cluster"
         fix = ("check the address (tcp://HOST:PORT) and that `dask scheduler` runs there" if engine.scheduler
                else "check that this machine can start --jobs worker processes (memory, open files)")
         raise ClusterError(f"could not start or reach {where}: {type(err).__name__}: {err}; {fix}") from None
-    try:
-        yield entered
-    except BaseException:
-        if not cluster.__exit__(*sys.exc_info()):
-            raise
-    else:
-        cluster.__exit__(None, None, None)
 
 
 def run_sweep(run_one: Callable[..., dict], tasks: Sequence[Task], out_path: str | os.PathLike, header: dict,

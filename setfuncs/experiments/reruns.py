@@ -33,7 +33,7 @@ from .results import sorted_runs
 from .resultsfile import named_differences
 from .schema import trained_runs
 
-__all__ = ["CONFIGURATION_FIELDS", "file_identity", "identity_differences", "rerun_agreement"]
+__all__ = ["CONFIGURATION_FIELDS", "file_identity", "rerun_agreement"]
 
 #: The fields of a run's record, besides its ``spec``, that name its configuration (those a record has).
 CONFIGURATION_FIELDS = ("setting", "equivariant", "final", "localiser", "data")
@@ -49,14 +49,6 @@ def file_identity(results: dict) -> dict:
     if "identity" in results:
         return results["identity"]
     return {key: results[key] for key in _HEADER_IDENTITY if key in results}
-
-
-def identity_differences(first: Any, second: Any, names: tuple[str, str] = ("the first", "the second"),
-                         where: str = "") -> list[str]:
-    """The places where two identities (JSON values) differ, e.g. ``"budget: 'quick' in the rerun,
-    'medium' in the committed file"``, each side named by ``names``
-    (:func:`~setfuncs.experiments.resultsfile.named_differences`)."""
-    return named_differences(first, second, names, where, root="identity")
 
 
 def _same_bits(a: float, b: float) -> bool:
@@ -88,7 +80,7 @@ def rerun_agreement(rerun: dict, committed: dict, metric: str,
     if rerun.get("experiment") != committed.get("experiment"):
         raise ValueError(f"{names[0]} and {names[1]} must be runs of one experiment, got {rerun.get('experiment')!r} "
                          f"and {committed.get('experiment')!r}")
-    differ = identity_differences(file_identity(rerun), file_identity(committed), names)
+    differ = named_differences(file_identity(rerun), file_identity(committed), names, root="identity")
     if differ:
         raise ValueError(f"{names[0]} and {names[1]} are not runs of one sweep (experiment, budget and its parameters, "
                          f"data), so a configuration and seed do not name one run in both: {'; '.join(differ)}")
