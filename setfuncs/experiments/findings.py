@@ -76,7 +76,7 @@ from .paired import (TESTS, detectable_effect, holm, median_interval, paired_dif
                      smallest_p_value, t_interval)
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
-           "Claim", "Finding", "SCORES", "matched", "judge", "compare_pairs", "opposite_floor", "opposite_needs", "decided", "findings_rows", "format_findings",
+           "Claim", "Finding", "SCORES", "matched", "judge", "select", "compare_pairs", "opposite_floor", "opposite_needs", "decided", "findings_rows", "format_findings",
            "findings_html", "bound_text", "interval_text", "detectable_text", "detectable_phrase"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
@@ -212,6 +212,13 @@ class Claim:
         comparative: False for a claim about one group's level rather than a comparison of
             configurations (a null copy leaves it true, so calibration does not count it).
         note: what else a reader needs.
+        key: the claim's identifier in its experiment, the same in both variants (e.g.
+            ``"recurrent-aggregations-improve"``, or ``"boost/mean"`` for one part of the paper's
+            sentence): what chapters and teaching pages select a claim by, never its words.
+        words: the claim's words without the paper's numbers (``claim`` is ``words`` followed by them,
+            where the paper gives numbers); ``claim`` where empty.
+        part: which part of the paper's sentence the claim tests (e.g. ``"ELBO"``), where the sentence is
+            tested in parts; empty otherwise.
     """
 
     claim: str
@@ -223,9 +230,14 @@ class Claim:
     gap: str = ""
     comparative: bool = True
     note: str = ""
+    key: str = ""
+    words: str = ""
+    part: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parts", tuple(self.parts))
+        if not self.words:
+            object.__setattr__(self, "words", self.claim)
         if not self.parts:
             raise ValueError(f"claim {self.claim!r} needs at least one comparison")
         if self.combine not in ("all", "any"):
@@ -237,7 +249,7 @@ class Claim:
         null), else ``"sign"`` (:mod:`~setfuncs.experiments.paired`)."""
         return "sign-flip" if self.comparative and self.margin == 0 else "sign"
 
-    def key(self) -> tuple:
+    def hypothesis(self) -> tuple:
         """What makes two claims the same hypothesis (one row, one p-value, in a table of both variants)."""
         return (self.claim, self.measure, self.combine, self.margin, tuple(p.key() for p in self.parts))
 
@@ -266,6 +278,7 @@ class Finding:
             with it as ``"(shown: <label>)"``); empty for a claim of one comparison.
         test: :attr:`Claim.test`, the test behind the p-value and the interval (``"sign-flip"``: the mean
             and Student's interval; ``"sign"``: the median and its order-statistic interval).
+        key, words, part: as :class:`Claim`.
     """
 
     claim: str
@@ -284,8 +297,13 @@ class Finding:
     comparative: bool = True
     shown: str = ""
     test: str = "sign-flip"
+    key: str = ""
+    words: str = ""
+    part: str = ""
 
     def __post_init__(self) -> None:
+        if not self.words:
+            object.__setattr__(self, "words", self.claim)
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
         if self.test not in TESTS:
@@ -364,11 +382,11 @@ def _verdict(claim: Claim, test: _Test, adjusted: float) -> tuple[str, bool, str
 
 def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
     """One :class:`Finding` per ``(variant, claim)``, in order, with one Holm correction over the
-    table's distinct claims (a claim both variants share, :meth:`Claim.key`, is one hypothesis
+    table's distinct claims (a claim both variants share, :meth:`Claim.hypothesis`, is one hypothesis
     and comes back once, as variant ``"both"``, where its first variant stood)."""
     distinct: dict[tuple, tuple[str, Claim]] = {}
     for variant, claim in claims:
-        key = claim.key()
+        key = claim.hypothesis()
         distinct[key] = ("both", distinct[key][1]) if key in distinct and distinct[key][0] != variant else \
             distinct.get(key, (variant, claim))
     tests = {key: _test(claim, len(distinct)) for key, (_, claim) in distinct.items()}
@@ -386,8 +404,18 @@ def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
             measure = f"{measure}; the median over seeds, sign test"
         found.append(Finding(claim.claim, measure, estimate, low, high, len(test.shown.seeds), test.p_value,
                              float(adjusted[key]), test.detectable, verdict, variant, is_decided, note,
-                             claim.comparative, shown, claim.test))
+                             claim.comparative, shown, claim.test, claim.key, claim.words, claim.part))
     return found
+
+
+def select(findings: Sequence[Finding], key: str) -> list[Finding]:
+    """The findings of claim ``key`` and of its parts (keys ``key/...``), in the table's order. A
+    ValueError names the table's keys where none matches (a key renamed in its experiment's findings)."""
+    chosen = [f for f in findings if f.key == key or f.key.startswith(key + "/")]
+    if not chosen:
+        raise ValueError(f"no finding has the key {key!r} or a part of it; the keys are "
+                         f"{list(dict.fromkeys(f.key for f in findings))}")
+    return chosen
 
 
 def opposite_floor(parts: int, seeds: int) -> float:

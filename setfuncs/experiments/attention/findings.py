@@ -62,7 +62,7 @@ def _per_seed(runs: list[dict], value) -> dict[int, float]:
 def attention_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper"
                      ) -> tuple[list[Claim], dict]:
     """The tested claims of Section 4.4 on ``results`` for ``variant`` and the counted weights
-    (``{"claim", "measure", "ratio", "localiser"}``); with ``paper`` (``results/paper-results.json``)
+    (``{"claim", "key", "measure", "ratio", "localiser"}``); with ``paper`` (``results/paper-results.json``)
     the claims are the paper's words."""
     words = (list(load_paper(paper)["spatial_attention"]["findings"]) if paper is not None else
              ["set localiser on par with the image localiser", "learnable aggregations improve monotonically",
@@ -87,9 +87,9 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
                    tuple(Comparison.paired(f"{spec} vs image", _per_seed(runs[spec], lambda r: r["evaluation"][train]["elbo"]),
                                            image) for spec in specs),
                    combine="any", margin=ON_PAR_NATS, gap=gap_of["set localiser on par with the image localiser"],
-                   note=f"on par: within {ON_PAR_NATS:g} nat")
+                   note=f"on par: within {ON_PAR_NATS:g} nat", key="on-par/elbo", part="ELBO")
     largest = max(specs, key=lambda s: runs[s][0]["localiser_parameters"])
-    weights = {"claim": words[0] + " (weights)", "localiser": largest,
+    weights = {"claim": words[0] + " (weights)", "key": "on-par/weights", "localiser": largest,
                "measure": f"image localiser's weights / {largest}'s (the largest set localiser)",
                "ratio": runs[IMAGE][0]["localiser_parameters"] / runs[largest][0]["localiser_parameters"]}
     claims = [on_par]
@@ -105,7 +105,8 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
                              f"minus the mean ELBO gain of {spec} at some step {sizes} (one positive suffices)"),
                             parts, combine="all" if learnable else "any", comparative=False,
                             gap=gap_of["learnable aggregations improve monotonically"],
-                            note="gains paired by canvas"))
+                            note="gains paired by canvas", key=f"monotonic/{paper_spec}",
+                            part=f"{named}, {'learnable' if learnable else 'plain'}"))
     by_seed: dict[int, list[float]] = {}          # a failed run leaves out its localiser, not its seed
     for spec in specs:
         for r in runs[spec]:
@@ -116,7 +117,7 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
                                   f"per seed (its usable runs)",
                         (Comparison("set localisers", tuple(tighter), np.array(list(tighter.values()))),),
                         comparative=False, gap=gap_of["bounding boxes tighten"],
-                        note="matched IoU over all canvases"))
+                        note="matched IoU over all canvases", key="boxes-tighten"))
     return claims, weights
 
 
@@ -135,7 +136,7 @@ def attention_findings(results: dict, paper: str | os.PathLike | None = None,
     for variant, w in counted:
         row = Finding(w["claim"], w["measure"], w["ratio"], np.nan, np.nan, 0, np.nan, np.nan, np.nan,
                       "reproduced" if w["ratio"] >= WEIGHT_RATIO else "not reproduced", variant,
-                      note="counted, no uncertainty", comparative=False)
+                      note="counted, no uncertainty", comparative=False, key=w["key"], part="weights")
         if not any(r.measure == row.measure and r.estimate == row.estimate for r in weight_rows):
             weight_rows.append(row)
     if len(weight_rows) == 1 and len(counted) > 1:

@@ -77,19 +77,23 @@ def circle_claims(results: dict, paper: str | os.PathLike | None = None, variant
         pairs = [(spec_of(better, e, f), spec_of(worse, e, f)) for e in families for f in families]
         return matched(f"{better} vs {worse}", metric, pairs, "log ratio")
 
-    def claim(key: str, text: str, better: str, worse: Sequence[str]) -> Claim:
+    def claim(key: str, name: str, text: str, better: str, worse: Sequence[str]) -> Claim:
         effects = [paper_gain(better, w) for w in worse]
         return Claim(text + quote(better, *worse),
                      f"median over matched aggregations of ln MSE({'|'.join(worse)}) - ln MSE({better}), per seed",
                      tuple(beats(better, w) for w in worse),
                      paper_effect=None if theirs is None else min(effects),
-                     gap=gap_of[key])
+                     gap=gap_of[key], key=name, words=text)
 
     claims = [
-        claim("recurrent equivariant layers improve", "recurrent equivariant layers improve the performance", RP, [PP]),
-        claim("recurrent aggregations improve", "recurrent aggregations improve the performance", PR, [PP]),
-        claim("equivariant layers grant the larger boost", "equivariant layers grant the larger boost", RP, [PR]),
-        claim("recurrent/recurrent is the best row", "recurrent/recurrent is the best row", RR, [PP, PR, RP]),
+        claim("recurrent equivariant layers improve", "recurrent-equivariant-improve",
+              "recurrent equivariant layers improve the performance", RP, [PP]),
+        claim("recurrent aggregations improve", "recurrent-aggregations-improve",
+              "recurrent aggregations improve the performance", PR, [PP]),
+        claim("equivariant layers grant the larger boost", "equivariant-larger-boost",
+              "equivariant layers grant the larger boost", RP, [PR]),
+        claim("recurrent/recurrent is the best row", "recurrent-best-row", "recurrent/recurrent is the best row", RR,
+              [PP, PR, RP]),
     ]
     centre_quote, centre_effect = "", None
     if theirs is not None:
@@ -99,7 +103,8 @@ def circle_claims(results: dict, paper: str | os.PathLike | None = None, variant
     claims.append(Claim("the challenge lies mostly in the centre" + centre_quote,
                         "ln median centre MSE - ln median radius MSE over the trained runs, per seed",
                         (_centre_over_radius(results, variant),), paper_effect=centre_effect,
-                        gap=gap_of["the challenge lies in the centre"], comparative=False))
+                        gap=gap_of["the challenge lies in the centre"], comparative=False, key="centre",
+                        words="the challenge lies mostly in the centre"))
     return claims
 
 

@@ -122,24 +122,28 @@ def mixture_claims(results: dict, paper: str | os.PathLike | None = None, varian
 
     note = "per seed: share of matched pairs won minus lost"
     claims = [Claim(f"{boost_claim} ({paper_family})", f"r-{f} against {f} equivariant layers, final matched",
-                    (boost(f),), gap=gap_of["learnable equivariant layers boost every reduction"], note=note)
+                    (boost(f),), gap=gap_of["learnable equivariant layers boost every reduction"], note=note,
+                    key=f"boost/{paper_family}", part=paper_family)
               for paper_family, f in zip(VARIANTS["paper"], families)]
     claims.append(Claim(lse_claim, f"boost of {lse} minus boost of mean and of max (both), per seed",
                         (boost(lse).minus(boost(plain), f"{lse} vs mean"), boost(lse).minus(boost(maximum), f"{lse} vs max")),
-                        gap=gap_of["LSE benefits most"], note=note))
+                        gap=gap_of["LSE benefits most"], note=note, key="lse-benefits-most"))
     claims.append(Claim(f"{max_claim} (equivariant layers)", f"mean and {lse} (both) against max equivariant layers",
                         (equivariant_beats_max(plain), equivariant_beats_max(lse)),
-                        gap=gap_of["max-type aggregations fall behind"], note=note))
+                        gap=gap_of["max-type aggregations fall behind"], note=note, key="max-behind/equivariant",
+                        part="equivariant layers"))
     claims.append(Claim(f"{max_claim} (final aggregation)", f"mean and {lse} (both) against max final aggregation",
                         (final_beats_max(plain), final_beats_max(lse)),
-                        gap=gap_of["max-type aggregations fall behind"], note=note))
+                        gap=gap_of["max-type aggregations fall behind"], note=note, key="max-behind/final",
+                        part="final aggregation"))
     claims.append(Claim(f"{max_claim} (peaks worse than EM)",
                         f"share of {PEAK_BATCH}-run batches whose best is worse than EM: max equivariant layers minus "
                         f"mean and minus {lse} (both), per seed",
                         tuple(_more_peaks_worse_than_em(metric, equivariant_group(maximum), equivariant_group(e),
                                                         f"max vs {e} equivariant layers") for e in (plain, lse)),
                         gap=gap_of["max-type aggregations fall behind"],
-                        note="per seed: max's share of batches worse than EM minus the other's"))
+                        note="per seed: max's share of batches worse than EM minus the other's", key="max-behind/peaks",
+                        part="peaks worse than EM"))
     return claims
 
 

@@ -82,6 +82,12 @@ def _check_columns(accuracy: dict[tuple[str, int], float], columns: Sequence[str
             raise ValueError(f"the findings need runs of every column; {spec} has no usable run")
 
 
+#: The words of three of Section 4.3's claims, before the paper's numbers.
+BEST = "the original model (max/max) performs best at the training size"
+GENERALISES = "max/r-LSE generalises to 50 particles better than max/max"
+DROPS = "max/max loses more accuracy from 1,000 to 50 particles than max/r-LSE"
+
+
 def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper") -> list[Claim]:
     """The claims of Section 4.3 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
     ``paper`` (``results/paper-results.json``) each claim quotes the paper's Table 2 numbers and
@@ -113,11 +119,11 @@ def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, var
     trained = {n: accuracy_by_run(results, n, collapsed=False) for n in (1000, 50)}
     drop = {(spec, s): trained[1000][(spec, s)] - trained[50][(spec, s)] for spec, s in trained[1000]}
     claims = [
-        Claim("the original model (max/max) performs best at the training size" + quote("{max/max 1000} at 1,000"),
+        Claim(BEST + quote("{max/max 1000} at 1,000"),
               "A1000(max/max) - A1000(c) for every other column c (all must be positive)",
               tuple(beats("max/max", c, 1000) for c in columns if c != "max/max"),
               paper_effect=effect(lambda p: min(p["max/max"][1000] - p[c][1000] for c in columns if c != "max/max")),
-              gap=gap_of["max/max performs best"]),
+              gap=gap_of["max/max performs best"], key="max-max-best", words=BEST),
     ]
     def below_max(n: int) -> str:
         """The paper's max/max at ``n`` and the learnable-final columns its Table 2 puts below it."""
@@ -127,32 +133,31 @@ def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, var
         return quote(f"max/max {{max/max {n}}}; " + (", ".join(f"{c} {{{c} {n}}}" for c in under) + " fall below it"
                                                    if under else "no learnable final aggregation falls below it"))
 
-    for n, words in ((100, "learnable final aggregations outperform all non-learnable aggregations at 100 particles"
-                      + below_max(100)),
-                     (50, "... and at 50 particles" + below_max(50))):
-        claims.append(Claim(words, f"A{n}(c) - A{n}(max/max) for every learnable-final column c (all must be positive)",
+    for n, words in ((100, "learnable final aggregations outperform all non-learnable aggregations at 100 particles"),
+                     (50, "... and at 50 particles")):
+        claims.append(Claim(words + below_max(n),
+                            f"A{n}(c) - A{n}(max/max) for every learnable-final column c (all must be positive)",
                             tuple(beats(c, "max/max", n) for c in learnable_final),
                             paper_effect=effect(lambda p, n=n: min(p[c][n] - p["max/max"][n] for c in learnable_final)),
-                            gap=gap_of["learnable final aggregations generalise"]))
+                            gap=gap_of["learnable final aggregations generalise"], key=f"learnable-final/{n}",
+                            words=words, part=f"{n} particles"))
     claims += [
-        Claim("max/r-LSE generalises to 50 particles better than max/max"
-              + quote("max/r-LSE {max/r-lse 50} against max/max {max/max 50}"),
+        Claim(GENERALISES + quote("max/r-LSE {max/r-lse 50} against max/max {max/max 50}"),
               f"A50({lse_column}) - A50(max/max)", (beats(lse_column, "max/max", 50),),
               paper_effect=effect(lambda p: p[lse_column][50] - p["max/max"][50]),
-              gap=gap_of["learnable final aggregations generalise"]),
-        Claim("max/max loses more accuracy from 1,000 to 50 particles than max/r-LSE"
-              + quote("max/max {max/max 1000} to {max/max 50}, max/r-LSE {max/r-lse 1000} to {max/r-lse 50}"),
+              gap=gap_of["learnable final aggregations generalise"], key="max-r-lse-generalises", words=GENERALISES),
+        Claim(DROPS + quote("max/max {max/max 1000} to {max/max 50}, max/r-LSE {max/r-lse 1000} to {max/r-lse 50}"),
               f"(A1000 - A50)(max/max) - (A1000 - A50)({lse_column})",
               (matched(f"max/max vs {lse_column}", drop, [("max/max", lse_column)], "difference"),),
               paper_effect=effect(lambda p: (p["max/max"][1000] - p["max/max"][50])
                                   - (p[lse_column][1000] - p[lse_column][50])),
-              gap=gap_of["learnable final aggregations generalise"]),
+              gap=gap_of["learnable final aggregations generalise"], key="max-max-drops-more", words=DROPS),
         Claim("max-type equivariant layers seem crucial (at 1,000 points, each column with learnable equivariant "
               "layers is behind the max-equivariant column with its final aggregation)",
               "A1000(max/g) - A1000(e/g), the final aggregation g matched, mean over the pairs, per seed",
               (matched("max/g vs e/g", accuracy[1000], twins, "difference"),),
               paper_effect=effect(lambda p: np.mean([p[a][1000] - p[b][1000] for a, b in twins])),
-              gap=gap_of["max equivariant layers are crucial"]),
+              gap=gap_of["max equivariant layers are crucial"], key="max-equivariant-crucial"),
     ]
     return claims
 
