@@ -11,7 +11,7 @@ import json
 from datetime import datetime
 
 from .budget import budget
-from .experiments.results import results_file
+from .repository import results_file
 
 __all__ = ["TIMES_FILE", "COMMAND", "run_time_line"]
 
@@ -28,7 +28,7 @@ def run_time_line(chapter: str) -> str:
 
     Raises a ValueError naming the file where it is not a chapter-times file (no JSON object with
     ``provenance`` and ``chapters``), and a FileNotFoundError
-    (:func:`~setfuncs.experiments.results.results_file`) where it is missing.
+    (:func:`~setfuncs.repository.results_file`) where it is missing.
     """
     path = results_file(TIMES_FILE)
     try:

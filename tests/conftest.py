@@ -2,7 +2,7 @@
 strategies for hypothesis.
 
 The suite runs torch's AVX2 CPU kernels on an x86-64 machine, as the sweep engine's workers do
-(:data:`setfuncs.experiments.engine.CPU_CAPABILITY`): the float32 values some tests compare bit for
+(:data:`setfuncs.experiments.engine.workers.CPU_CAPABILITY`): the float32 values some tests compare bit for
 bit were recorded with them, and a test that sets a worker's run beside the same run in this process
 needs both on the same kernels. A CPU with AVX-512 would otherwise pick kernels that round
 differently. ``ATEN_CPU_CAPABILITY`` set before pytest starts wins. torch fixes its kernels at its

@@ -12,7 +12,7 @@ import signal
 import time
 from pathlib import Path
 
-from setfuncs.experiments.sweeps import Task
+from setfuncs.experiments.tasks import Task
 
 #: What makes two sittings of the probe sweep one sweep.
 IDENTITY = {"experiment": "probe", "budget": "tiny", "budget_parameters": {"steps": 1}}

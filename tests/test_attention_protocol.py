@@ -13,7 +13,8 @@ import torch
 
 from setfuncs.experiments.attention import (SURROGATE, BUDGETS, CLAIM_AXES, EARLIER_MEDIUM, MEDIUM, QUICK, Budget, load_results,
                                             make_air, make_canvases, protocol_differences, train_air)
-from setfuncs.experiments.attention.differences import AXES, NOT_STATED, PAPER_READOUT
+from setfuncs.experiments.attention.differences import AXES, PAPER_READOUT
+from setfuncs.experiments.differences import NOT_STATED
 from setfuncs.experiments.differences import gaps
 from setfuncs.experiments.results import results_file
 from setfuncs.model import parameter_count
@@ -114,7 +115,7 @@ def test_sizes_other_than_the_papers_are_kept_differences(committed: dict) -> No
 def test_bad_results_say_what_to_pass(committed: dict) -> None:
     missing = copy.deepcopy(committed)
     del missing["budget_parameters"]["steps"]
-    with pytest.raises(ValueError, match="lacks budget_parameters.steps.*load_results"):
+    with pytest.raises(ValueError, match="lack 'budget_parameters.steps'.*load_results"):
         protocol_differences(missing)
     odd = copy.deepcopy(committed)
     odd["budget_parameters"]["readout"] = "first"

@@ -22,9 +22,12 @@ from torch import nn
 from setfuncs.experiments import circle, mixture
 from setfuncs.experiments.caching import shared_cache
 from setfuncs.experiments.concurrent import failure_record, run_concurrently
-from setfuncs.experiments.engine import Engine, _jobs, _run_concurrent, _run_group, run_sweep
+from setfuncs.experiments.engine import Engine, run_sweep
+from setfuncs.experiments.engine.submit import plan_jobs
+from setfuncs.experiments.engine.workers import run_concurrent, run_group
 from setfuncs.experiments.protocol import RANDOM_STATE, seeded_models
-from setfuncs.experiments.sweeps import Task, spec_of
+from setfuncs.experiments.sweeps import spec_of
+from setfuncs.experiments.tasks import Task
 
 import sweep_tasks  # tests/sweep_tasks.py
 
@@ -132,14 +135,14 @@ def gpu_like(monkeypatch) -> None:
 def test_the_engine_puts_concurrent_configurations_into_one_task(gpu_like) -> None:
     specs = [f"s{i}" for i in range(7)]
     todo = [Task(spec, seed, (spec, seed)) for seed in range(2) for spec in specs]
-    jobs = list(_jobs(todo, Engine(concurrent=3), sweep_tasks.record, broken_run_many, 3))
-    assert [job.wrapper for job in jobs] == [_run_concurrent] * 3
+    jobs = list(plan_jobs(todo, Engine(concurrent=3), sweep_tasks.record, broken_run_many, 3))
+    assert [job.wrapper for job in jobs] == [run_concurrent] * 3
     assert [[t.spec for t in job.tasks] for job in jobs] == [
         ["s0", "s0", "s1", "s1", "s2", "s2"], ["s3", "s3", "s4", "s4", "s5", "s5"], ["s6", "s6"]]
     device, work = jobs[0].args
     assert device == "cpu" and work[1] == ([("s1", 0), ("s1", 1)], [("s1", 0), ("s1", 1)])
-    alone = list(_jobs(todo, Engine(concurrent=3), sweep_tasks.record, broken_run_many, 1))
-    assert [job.wrapper for job in alone] == [_run_group] * 7
+    alone = list(plan_jobs(todo, Engine(concurrent=3), sweep_tasks.record, broken_run_many, 1))
+    assert [job.wrapper for job in alone] == [run_group] * 7
 
 
 def test_concurrent_must_be_a_positive_int() -> None:

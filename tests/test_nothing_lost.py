@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import torch
 
-import setfuncs.experiments.engine as engine_module
+import setfuncs.experiments.engine.sweep as sweep_module
 from setfuncs.experiments.circle.__main__ import main as circle_main
 from setfuncs.experiments.cli import run_sweep_command
 from setfuncs.experiments.engine import ClusterError, DeviceError, Engine, run_sweep
@@ -177,7 +177,7 @@ def test_a_cluster_that_cannot_start_closes_the_sitting_and_answers_in_one_line(
         raise OSError("Timed out trying to connect to tcp://10.0.0.5:8786 after 20 s")
         yield
 
-    monkeypatch.setattr(engine_module, "_cluster", unreachable)
+    monkeypatch.setattr(sweep_module, "open_cluster", unreachable)
     out = tmp_path / "p.json"
     with pytest.raises(SystemExit) as stopped:
         run_sweep_command(lambda: probe(out, ["a"], 1, Engine(scheduler="tcp://10.0.0.5:8786")), out)
@@ -229,13 +229,13 @@ def test_a_time_limit_the_start_up_used_up_still_starts_the_first_runs(tmp_path:
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Before, a limit shorter than the cluster's start-up started no run, sitting after sitting (exit 75
     forever)."""
-    real = engine_module._cluster
+    real = sweep_module.open_cluster
 
     def slow_start(engine: Engine, signals: object):
         time.sleep(0.3)
         return real(engine, signals)
 
-    monkeypatch.setattr(engine_module, "_cluster", slow_start)
+    monkeypatch.setattr(sweep_module, "open_cluster", slow_start)
     limited = Engine(scheduler=here.scheduler, time_limit=0.1)
     results = probe(tmp_path / "p.json", ["a", "b", "c"], 2, limited)
     (sitting,) = results["sittings"]

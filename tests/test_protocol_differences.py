@@ -8,7 +8,7 @@ import pytest
 
 from setfuncs.experiments import circle, mixture
 from setfuncs.experiments.circle import differences as circle_differences
-from setfuncs.experiments.differences import STATUSES, Difference, claim_gaps, differences_html, gaps
+from setfuncs.experiments.differences import STATUSES, Difference, claim_gaps, differences_html, gaps, seed_range
 from setfuncs.experiments.mixture import differences as mixture_differences
 from setfuncs.experiments.results import results_file
 
@@ -173,10 +173,10 @@ def test_convergence_ratios_refuse_unrelated_files(circle_results, mixture_resul
 
 
 def test_seed_range():
-    assert circle_differences.seed_range([2, 0, 1]) == "0..2"
-    assert circle_differences.seed_range([0, 2]) == "[0, 2]"
+    assert seed_range([2, 0, 1]) == "0..2"
+    assert seed_range([0, 2]) == "[0, 2]"
     with pytest.raises(ValueError, match="seeds"):
-        circle_differences.seed_range([])
+        seed_range([])
 
 
 # --- mixture ---------------------------------------------------------------------------------------------------

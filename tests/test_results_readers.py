@@ -28,6 +28,7 @@ from setfuncs.experiments.attention.__main__ import main as attention_main
 from setfuncs.experiments.circle.__main__ import main as circle_main
 from setfuncs.experiments.mixture.__main__ import main as mixture_main
 from setfuncs.experiments.pointcloud.__main__ import main as pointcloud_main
+from setfuncs import repository
 from setfuncs.experiments import results as results_module
 from setfuncs.experiments.results import HEADER_KEYS, PAPER_RESULTS, load_paper, results_file
 from setfuncs.experiments.resultsfile import NON_FINITE, SweepFile, replace_non_finite, restore_non_finite
@@ -217,7 +218,7 @@ def test_the_table_command_refuses_a_paper_file_that_is_not_the_papers(name: str
 def test_results_file_names_what_is_wrong_with_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``results_file("")`` says the name is empty (it is not that ``results/`` is missing), a folder
     is named as one, and a missing file as missing."""
-    monkeypatch.setattr(results_module, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(repository, "RESULTS_DIR", tmp_path)
     (tmp_path / "probes").mkdir()
     (tmp_path / "circle.json").write_text("{}")
     with pytest.raises(ValueError, match=re.escape("results_file(name): name is empty; pass the name of a file in")):

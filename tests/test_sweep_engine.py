@@ -1,6 +1,6 @@
 """The sweep engine (Dask): end to end, resumable, locked, atomic, fault-tolerant, headless.
 
-Probe runs (``tests/sweep_tasks.py``) exercise :func:`~setfuncs.experiments.engine.run_sweep` with
+Probe runs (``tests/sweep_tasks.py``) exercise :func:`~setfuncs.experiments.engine.sweep.run_sweep` with
 runs that succeed, raise, or kill their worker; the circle experiment's command line is driven in
 a subprocess for what a user does: a quick sweep stopped midway by a signal, then the same command
 again; a second sweep on a locked file (or on a link to it), a file of another budget; a probe
@@ -29,7 +29,9 @@ import torch
 
 import sweep_tasks
 from setfuncs.experiments import circle
-from setfuncs.experiments import engine as engine_module
+from setfuncs.experiments.engine import submit as submit_module
+from setfuncs.experiments.engine import sweep as sweep_module
+from setfuncs.experiments.engine import workers as workers_module
 from setfuncs.experiments.engine import DeviceError, Engine, SweepInterrupted, run_sweep
 from setfuncs.experiments.resultsfile import (SweepFile, SweepFileError, SweepLocked, SweepWriteError, backup_path,
                                               differences)
@@ -119,18 +121,18 @@ def _has_avx2() -> bool:
 
 def test_workers_get_the_avx2_kernels_on_x86_unless_the_environment_names_others(monkeypatch) -> None:
     monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
-    monkeypatch.setattr(engine_module.platform, "machine", lambda: "x86_64")
-    assert engine_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx2"}
+    monkeypatch.setattr(workers_module.platform, "machine", lambda: "x86_64")
+    assert workers_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx2"}
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx512")                  # the user's choice wins
-    assert engine_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx512"}
+    assert workers_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx512"}
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "AVX2")          # as runs record it: torch reads lower case only
-    assert engine_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx2"}
+    assert workers_module.worker_environment() == {"ATEN_CPU_CAPABILITY": "avx2"}
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx3")
     with pytest.raises(ValueError, match="ATEN_CPU_CAPABILITY='avx3' is not a torch CPU kernel set.*default, avx2, avx512"):
-        engine_module.worker_environment()
+        workers_module.worker_environment()
     monkeypatch.delenv("ATEN_CPU_CAPABILITY")
-    monkeypatch.setattr(engine_module.platform, "machine", lambda: "aarch64")   # an x86 variable
-    assert engine_module.worker_environment() == {}
+    monkeypatch.setattr(workers_module.platform, "machine", lambda: "aarch64")   # an x86 variable
+    assert workers_module.worker_environment() == {}
 
 
 @pytest.mark.skipif(not _has_avx2(), reason="needs an x86-64 CPU with AVX2: the kernels the engine asks for")
@@ -143,23 +145,23 @@ def test_a_local_clusters_workers_train_with_the_avx2_kernels(tmp_path: Path, mo
 
 
 def test_workers_keep_glibcs_heap_unless_the_environment_sets_its_variables(monkeypatch) -> None:
-    for name in engine_module.WORKER_MALLOC:
+    for name in workers_module.WORKER_MALLOC:
         monkeypatch.delenv(name, raising=False)
-    assert engine_module.worker_allocator() == engine_module.WORKER_MALLOC
+    assert workers_module.worker_allocator() == workers_module.WORKER_MALLOC
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")                # the user's choice wins
-    assert engine_module.worker_allocator()["MALLOC_TRIM_THRESHOLD_"] == "65536"
-    assert engine_module.worker_allocator()["MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20)
+    assert workers_module.worker_allocator()["MALLOC_TRIM_THRESHOLD_"] == "65536"
+    assert workers_module.worker_allocator()["MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20)
 
 
 def test_a_local_clusters_workers_reuse_their_memory_between_steps(tmp_path: Path, monkeypatch) -> None:
     """Dask's nanny would start the worker with MALLOC_TRIM_THRESHOLD_=65536, under which every 8 MB
     activation is mapped anew and touched page by page (about 2,000 faults of 4 KiB); the engine's
     workers get WORKER_MALLOC instead and reuse the heap (about none per tensor)."""
-    for name in engine_module.WORKER_MALLOC:
+    for name in workers_module.WORKER_MALLOC:
         monkeypatch.delenv(name, raising=False)
     results = probe_sweep(sweep_tasks.allocator, tmp_path / "p.json", ["a"], 1, engine=Engine(jobs=1))
     run = results["runs"][0]
-    assert run["malloc"] == engine_module.WORKER_MALLOC
+    assert run["malloc"] == workers_module.WORKER_MALLOC
     assert run["faults_per_tensor"] < 100, run["faults_per_tensor"]
 
 
@@ -173,7 +175,7 @@ def test_a_run_trains_bit_for_bit_in_a_local_clusters_worker_as_in_this_process(
 def test_this_suite_runs_the_kernels_the_engines_workers_use() -> None:
     if not _has_avx2():
         pytest.skip("needs an x86-64 CPU with AVX2: the kernels the suite and the engine ask for")
-    assert torch.backends.cpu.get_cpu_capability() == engine_module.CPU_CAPABILITY.upper()
+    assert torch.backends.cpu.get_cpu_capability() == workers_module.CPU_CAPABILITY.upper()
 
 
 def test_runs_start_seed_by_seed_when_one_configuration_is_slow(tmp_path: Path) -> None:
@@ -190,7 +192,7 @@ def test_runs_start_seed_by_seed_when_one_configuration_is_slow(tmp_path: Path) 
                               engine=Engine(scheduler=cluster.scheduler_address))
     order = [t.key for t in tasks(specs, runs)]
     positions = [order.index((r["spec"], r["seed"])) for r in results["runs"]]
-    window = engine_module.IN_FLIGHT_PER_THREAD * 2
+    window = submit_module.IN_FLIGHT_PER_THREAD * 2
     assert sorted(positions) == list(range(len(order)))
     assert max(position - k for k, position in enumerate(positions)) < window, positions
 
@@ -417,7 +419,7 @@ def test_a_killed_writers_temporary_files_are_removed_and_nothing_else(tmp_path:
         monkeypatch.setattr(os, "replace", lambda source, target: (replaced.append(Path(source).name),
                                                                    real_replace(source, target)))
         file.write({"identity": IDENTITY, "runs": []})
-        assert file._temporary_name().fullmatch(replaced[0]), replaced      # the pattern is the one write uses
+        assert file.temporary_name().fullmatch(replaced[0]), replaced      # the pattern is the one write uses
     live.unlink()
     if os.geteuid() == 0:                                              # another user's file of that name is kept
         foreign = Path(tempfile.mkstemp(dir=tmp_path, prefix=".p.json.", suffix=".tmp")[1])
@@ -444,7 +446,7 @@ def test_an_unwritable_out_fails_before_any_run(tmp_path: Path, monkeypatch: pyt
     def no_cluster(engine, signals):
         raise AssertionError("no run may start when the results file cannot be written")
 
-    monkeypatch.setattr(engine_module, "_cluster", no_cluster)
+    monkeypatch.setattr(sweep_module, "open_cluster", no_cluster)
     with pytest.raises(SweepWriteError, match="proc"):
         probe_sweep(sweep_tasks.record, Path("/proc/setfuncs-sweep/p.json"), ["a"], 1, engine=Engine(jobs=2))
     full = tmp_path / "full.json"

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import pytest
 
 import sweep_tasks
-from setfuncs.experiments import engine as engine_module
+from setfuncs.experiments.engine import sweep as sweep_module
 from setfuncs.experiments.cli import run_sweep_command
 from setfuncs.experiments.engine import Engine, run_sweep
 from setfuncs.experiments.resultsfile import SweepFileError
@@ -51,7 +51,7 @@ def no_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(engine: Engine, signals: object) -> None:
         raise AssertionError("no run may start: the file has every run, or must be refused")
 
-    monkeypatch.setattr(engine_module, "_cluster", refuse)
+    monkeypatch.setattr(sweep_module, "open_cluster", refuse)
 
 
 def resume(out: Path, **options: Any) -> dict:

@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 
 import sweep_tasks
-from setfuncs.experiments import engine as engine_module
+from setfuncs.experiments.engine import submit as submit_module
 from setfuncs.experiments.cli import TIME_LIMIT_STATUS, engine_of, parse_duration, run_sweep_command
-from setfuncs.experiments.engine import Engine, _Job, _run_task, _Submitter, run_sweep
-from setfuncs.experiments.sweeps import Task
+from setfuncs.experiments.engine import Engine, run_sweep
+from setfuncs.experiments.engine.submit import Job, Submitter
+from setfuncs.experiments.engine.workers import run_task
+from setfuncs.experiments.tasks import Task
 from sweep_tasks import IDENTITY, header, tasks
 
 
@@ -52,8 +54,8 @@ class _Client:
         return key
 
 
-def job(spec: str, seed: int) -> _Job:
-    return _Job(_run_task, sweep_tasks.record, (spec, seed), f"{spec}{seed}", [Task(spec, seed, (spec, seed))])
+def job(spec: str, seed: int) -> Job:
+    return Job(run_task, sweep_tasks.record, (spec, seed), f"{spec}{seed}", [Task(spec, seed, (spec, seed))])
 
 
 @pytest.fixture
@@ -63,17 +65,17 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
     import distributed
 
     clock = _Clock()
-    monkeypatch.setattr(engine_module, "time", clock)
+    monkeypatch.setattr(submit_module, "time", clock)
     monkeypatch.setattr(distributed, "as_completed", lambda: types.SimpleNamespace(add=lambda future: None))
     return clock
 
 
-def submitter(client: _Client, names: list[str], deadline: float | None) -> _Submitter:
+def submitter(client: _Client, names: list[str], deadline: float | None) -> Submitter:
     """A submitter of the jobs ``names`` (e.g. ``"a0"``: spec ``a``, seed 0) that records what it submits."""
-    return _Submitter(client, deque(job(name[0], int(name[1:])) for name in names), deadline)
+    return Submitter(client, deque(job(name[0], int(name[1:])) for name in names), deadline)
 
 
-def complete(made: _Submitter, took: dict[str, float]) -> None:
+def complete(made: Submitter, took: dict[str, float]) -> None:
     """Every running job completes now; ``took`` is what the submitter has learnt of each spec."""
     made.running.clear()
     made.took.update(took)
@@ -84,15 +86,15 @@ def complete(made: _Submitter, took: dict[str, float]) -> None:
 def test_a_run_starts_only_while_it_is_expected_to_end_by_the_deadline(clock: _Clock) -> None:
     client = _Client(threads=1)
     made = submitter(client, ["a0", "b0", "a1", "b1", "a2"], deadline=100.0)
-    made._top_up()                                   # nothing known yet: the first run starts
+    made.top_up()                                   # nothing known yet: the first run starts
     assert client.submitted == ["a0"]
     clock.now = 30.0
     complete(made, {"a": 30.0})
-    made._top_up()                                   # b0 has no run of its own yet: a's 30 s, ends at 60
+    made.top_up()                                   # b0 has no run of its own yet: a's 30 s, ends at 60
     assert client.submitted == ["a0", "b0"]
     clock.now = 90.0
     complete(made, {"b": 60.0})
-    made._top_up()                                   # a1 would end at 120, b1 at 150, a2 at 120: none starts
+    made.top_up()                                   # a1 would end at 120, b1 at 150, a2 at 120: none starts
     assert client.submitted == ["a0", "b0"] and [j.name for j in made.held] == ["a1", "b1", "a2"]
     assert not made.jobs and not made.running
 
@@ -102,14 +104,14 @@ def test_a_run_that_does_not_fit_is_set_aside_and_a_cheaper_one_starts(clock: _C
     made = submitter(client, ["b1", "a1"], deadline=100.0)
     made.took.update({"a": 30.0, "b": 60.0})
     clock.now = 50.0
-    made._top_up()                                   # b1 would end at 110; a1 at 80
+    made.top_up()                                   # b1 would end at 110; a1 at 80
     assert client.submitted == ["a1"] and [j.name for j in made.held] == ["b1"]
 
 
 def test_a_time_limit_submits_one_run_per_thread_and_none_waits(clock: _Clock) -> None:
     limited, unlimited = _Client(threads=2), _Client(threads=2)
-    submitter(limited, ["a0", "b0", "a1", "b1", "a2"], deadline=1e9)._top_up()
-    submitter(unlimited, ["a0", "b0", "a1", "b1", "a2"], deadline=None)._top_up()
+    submitter(limited, ["a0", "b0", "a1", "b1", "a2"], deadline=1e9).top_up()
+    submitter(unlimited, ["a0", "b0", "a1", "b1", "a2"], deadline=None).top_up()
     assert limited.submitted == ["a0", "b0"]         # a waiting run would start later than submitted
     assert unlimited.submitted == ["a0", "b0", "a1", "b1"]
 

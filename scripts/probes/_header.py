@@ -5,6 +5,8 @@ from __future__ import annotations
 import platform
 import sys
 from datetime import datetime, timezone
+from multiprocessing import get_context
+from typing import Callable, Sequence
 
 import torch
 
@@ -20,3 +22,13 @@ def print_header() -> None:
           f"{torch.backends.cpu.get_cpu_capability()} kernels")
     print(f"started: {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
     print()
+
+
+def print_rows(title: str, one: Callable[[object], str], jobs: Sequence[object]) -> None:
+    """Print the header (:func:`print_header`), the table's ``title`` line, and the line ``one(job)`` of
+    every job, in order, two jobs at a time in fresh (spawned) processes."""
+    print_header()
+    print(title)
+    with get_context("spawn").Pool(2) as pool:
+        for line in pool.imap(one, jobs):
+            print(line, flush=True)

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from multiprocessing import get_context
 
-from _header import print_header
+from _header import print_rows
 
 from setfuncs.experiments.attention import QUICK, Data, run_one
 
@@ -39,13 +38,9 @@ def one(job: tuple[str, str, str, object]) -> str:
 
 
 def main() -> None:
-    print_header()
-    print(f"{'spec':<6} {'canvases and model':<46} {'ELBO':>7} {'count acc':>9} {'baseline':>9} {'box IoU':>8} "
-          f"{'failed':>7} {'seconds':>8}")
     jobs = [(spec, digits, label, budget) for digits, label, budget in CHOICES for spec in SPECS]
-    with get_context("spawn").Pool(2) as pool:
-        for line in pool.imap(one, jobs):
-            print(line, flush=True)
+    print_rows(f"{'spec':<6} {'canvases and model':<46} {'ELBO':>7} {'count acc':>9} {'baseline':>9} {'box IoU':>8} "
+               f"{'failed':>7} {'seconds':>8}", one, jobs)
 
 
 if __name__ == "__main__":

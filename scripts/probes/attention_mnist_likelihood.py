@@ -15,9 +15,8 @@ digit's; two runs at a time.
 from __future__ import annotations
 
 import time
-from multiprocessing import get_context
 
-from _header import print_header
+from _header import print_rows
 
 SIGMAS = (0.3, 0.4, 0.45, 0.5)
 SPECS = ("image", "mean")
@@ -46,7 +45,8 @@ def one(job: tuple[str, float]) -> str:
     model.eval()
     run = evaluate_run(model, spec, QUICK, test)
     images = torch.as_tensor(test.images)
-    particles = sample_particles(images, QUICK.particles, torch.Generator().manual_seed(0)) if model.reads_particles else None
+    particles = (sample_particles(images, QUICK.particles, torch.Generator().manual_seed(0))
+                 if model.reads_particles else None)
     with torch.no_grad():
         inference = model.infer(images, particles)
         _, q = model.elbo(images, particles, inference)
@@ -60,18 +60,15 @@ def one(job: tuple[str, float]) -> str:
     iou = np.mean([box_iou(boxes[i][None], test.boxes[i, 0][None]).item() for i in one_digit])
     rows = " / ".join(" ".join(f"{v:>2}" for v in row) for row in confusion)
     sse = " ".join(f"{v:5.1f}" for v in residual[one_digit].mean(0))
-    return (f"{spec:<6} {sigma:>5.2f} {run['count_accuracy']:>9.1%} {run['count_baseline']:>9.1%} {run['failed']!s:>7}  "
+    return (f"{spec:<6} {sigma:>5.2f} {run['count_accuracy']:>9.1%} {run['count_baseline']:>9.1%} "
+            f"{run['failed']!s:>7}  "
             f"{rows:<38} {sse:<24} {iou:>6.2f} {time.perf_counter() - start:>6.0f}")
 
 
 def main() -> None:
-    print_header()
-    print(f"{'spec':<6} {'sigma':>5} {'count acc':>9} {'baseline':>9} {'failed':>7}  {'confusion (true 0 / 1 / 2)':<38} "
-          f"{'one digit SSE, 0-3 steps':<24} {'IoU 1':>6} {'sec':>6}")
     jobs = [(spec, sigma) for sigma in SIGMAS for spec in SPECS]
-    with get_context("spawn").Pool(2) as pool:
-        for line in pool.imap(one, jobs):
-            print(line, flush=True)
+    print_rows(f"{'spec':<6} {'sigma':>5} {'count acc':>9} {'baseline':>9} {'failed':>7}  "
+               f"{'confusion (true 0 / 1 / 2)':<38} {'one digit SSE, 0-3 steps':<24} {'IoU 1':>6} {'sec':>6}", one, jobs)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ from .engine import ClusterError, DeviceError, Engine, SweepInterrupted
 from .findings import VARIANT_TITLES, Finding, format_findings
 from .results import load_paper
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
-from .sweeps import MAX_RUNS, all_configurations, spec_of
+from .sweeps import all_configurations, spec_of
+from .tasks import MAX_RUNS
 
 __all__ = ["SPECS", "TIME_LIMIT_STATUS", "MAX_TIME_LIMIT", "SCHEDULER", "parse_positive_int", "parse_runs",
            "parse_scheduler", "parse_duration", "existing_file", "results_path",
@@ -46,7 +47,7 @@ def parse_positive_int(text: str) -> int:
 
 
 def parse_runs(text: str) -> int:
-    """An argparse type for ``--runs``: a positive integer up to :data:`~setfuncs.experiments.sweeps.MAX_RUNS`."""
+    """An argparse type for ``--runs``: a positive integer up to :data:`~setfuncs.experiments.tasks.MAX_RUNS`."""
     value = parse_positive_int(text)
     if value > MAX_RUNS:
         raise argparse.ArgumentTypeError(f"{value:,} seeds per configuration is more than a sweep plans "
@@ -184,7 +185,7 @@ def add_bootstrap_arguments(show: argparse.ArgumentParser, batch_size: int, stat
 
 
 def engine_of(args: argparse.Namespace, command: argparse.ArgumentParser) -> Engine:
-    """The :class:`~setfuncs.experiments.engine.Engine` of ``sweep``'s arguments (a usage error for
+    """The :class:`~setfuncs.experiments.engine.config.Engine` of ``sweep``'s arguments (a usage error for
     a ``--device`` it refuses; ``--jobs`` is checked by its type)."""
     if args.concurrent > 1 and args.device == "cpu":
         command.error(f"--concurrent {args.concurrent} trains configurations at once on CUDA streams: pass --device "

@@ -26,7 +26,7 @@ generators (the circle and the mixture: no dropout, no sampled latents): a dropo
 latent drawn inside a step would come from a generator that the threads share, in an order set
 by the threads' timing. The sweep engine therefore trains configurations at once only for an
 experiment that declares its ``run_many`` safe (``concurrent_safe`` of
-:func:`~setfuncs.experiments.engine.run_sweep`), and one after another otherwise.
+:func:`~setfuncs.experiments.engine.sweep.run_sweep`), and one after another otherwise.
 ``tests/test_concurrent.py`` checks on a CPU that the records of configurations trained at once
 equal those trained one after another; ``tests/test_cuda.py`` checks it on a GPU, with every step
 after the warm-up replayed from a graph.

@@ -17,13 +17,26 @@ break the match, and the findings table says "not reproduced on ..." with them i
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["STATUSES", "UNRECORDED", "Difference", "gaps", "claim_gaps", "differences_html"]
+from setfuncs.model import DeepSet
+from setfuncs.train import fit
+
+__all__ = ["STATUSES", "NOT_STATED", "TRAINING_AXES", "UNRECORDED", "Difference", "gaps", "claim_gaps",
+           "differences_html", "header_field", "seed_range", "code_default", "training_differences"]
 
 #: A difference's status, from agreement to an unknown.
 STATUSES = ("same", "removed", "kept", "unknown")
+
+#: What the ``paper`` cell of an ``unknown`` row says.
+NOT_STATED = "not stated"
+#: The axes of training of a Deep Set sweep that Sections 4.1 and 4.2 both leave unstated
+#: (:func:`training_differences`, whose rows the circle's and the mixture's tables share).
+TRAINING_AXES = ("steps", "batch", "width", "equivariant layers", "recurrent steps", "optimiser and learning rate",
+                 "Adam eps", "weight decay", "learning-rate schedule", "gradient clipping", "activation", "dropout",
+                 "architecture", "head initialisation")
 
 
 @dataclass(frozen=True)
@@ -88,3 +101,68 @@ def differences_html(differences: Sequence[Difference], caption: str | None = No
     return html_table([asdict(d) for d in differences],
                       [("axis", "axis", "{}"), ("paper", "the paper", "{}"), ("ours", "ours", "{}"),
                        ("status", "status", "{}"), ("reason", "reason", "{}")], caption=caption)
+
+
+def header_field(results: Mapping[str, Any], *keys: str) -> Any:
+    """``results[keys[0]][keys[1]]...``; a ValueError naming the missing key and how to get it."""
+    value: Any = results
+    for depth, key in enumerate(keys):
+        if not isinstance(value, Mapping) or key not in value:
+            path = ".".join(keys[:depth + 1])
+            raise ValueError(f"the results lack {path!r}; pass a sweep's results file read by its experiment's "
+                             f"load_results (the sweep's provenance writes it), or rerun the sweep")
+        value = value[key]
+    return value
+
+
+def seed_range(seeds: list[int]) -> str:
+    """``"0..9"`` for consecutive seeds, else the list; a ValueError for no seeds."""
+    if not seeds:
+        raise ValueError("seeds is empty; a sweep's results file lists the seeds it ran")
+    ordered = sorted(seeds)
+    return f"{ordered[0]}..{ordered[-1]}" if ordered == list(range(ordered[0], ordered[-1] + 1)) else str(ordered)
+
+
+def code_default(function: Any, name: str) -> Any:
+    """The default of ``function``'s argument ``name`` in the installed code: what a caller that never
+    passes it uses (a value a results file does not record)."""
+    return inspect.signature(function).parameters[name].default
+
+
+def training_differences(results: Mapping[str, Any]) -> list[Difference]:
+    """The rows of :data:`TRAINING_AXES`, all ``unknown`` (neither section states them).
+
+    Steps, batch, width, layers, recurrent reads, learning rate and clipping are the file's
+    ``budget_parameters``, the head's initialisation its ``head``. Adam's eps, weight decay, the
+    schedule, the activation, the dropout and the other layer counts are not recorded in a results
+    file: the sweeps never pass them, so they are the defaults of :func:`setfuncs.train.fit` and
+    :class:`setfuncs.model.DeepSet` in the installed code, and their cells say so.
+    """
+    budget = header_field(results, "budget_parameters")
+    name = header_field(results, "budget")
+    head = header_field(results, "head", "init")
+    milestones = code_default(fit, "milestones")
+    code = "code default, not recorded in the file"
+    schedule = (f"x {code_default(fit, 'gamma')} after steps {list(milestones)}" if milestones
+                else "constant learning rate")
+    rows = [("steps", f"{header_field(budget, 'steps'):,} Adam steps ({name} budget)"),
+            ("batch", f"{header_field(budget, 'batch')} populations per step"),
+            ("width", f"{header_field(budget, 'hidden')} units in every hidden layer"),
+            ("equivariant layers", f"{header_field(budget, 'equivariant_layers')}"),
+            ("recurrent steps", f"T = {header_field(budget, 'recurrent_steps')} reads per recurrent aggregation"),
+            ("optimiser and learning rate", f"Adam, learning rate {header_field(budget, 'lr'):g}"),
+            ("Adam eps", f"{code_default(fit, 'eps'):g} ({code})"),
+            ("weight decay", f"{code_default(fit, 'weight_decay'):g} ({code})"),
+            ("learning-rate schedule", f"{schedule} ({code})"),
+            ("gradient clipping", f"gradient norm clipped at {header_field(budget, 'clip'):g}"),
+            ("activation", f"{code_default(DeepSet, 'activation')} everywhere ({code})"),
+            ("dropout", f"{code_default(DeepSet, 'dropout'):g} ({code})"),
+            ("architecture", f"{code_default(DeepSet, 'embed_layers')} embedding layer(s), "
+                             f"'{code_default(DeepSet, 'layer')}' layers, a process MLP of "
+                             f"{code_default(DeepSet, 'process_layers')} linear layers ({code})"),
+            ("head initialisation", head)]
+    reasons = {"steps": "a budget that leaves the models unconverged can change a ranking",
+               "width": "as for the steps: a wider model may learn faster or reach a lower loss",
+               "head initialisation": "a randomly initialised output layer can drive tanh units into saturation, "
+                                      "where a model collapses to a constant"}
+    return [Difference(axis, NOT_STATED, ours, "unknown", reasons.get(axis, "")) for axis, ours in rows]

@@ -19,7 +19,7 @@ is its own: how a model is built, what it trains on, how it is evaluated, its me
    (:func:`diverged_record`): every metric of the schema ``None`` and ``error`` the message.
 
 Every sweep then runs through :func:`run_experiment` (a budget check, the tasks, provenance and
-:func:`~setfuncs.experiments.engine.run_sweep`).
+:func:`~setfuncs.experiments.engine.sweep.run_sweep`).
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ def run_experiment(run_one: Callable[..., dict], tasks: Sequence[tuple], header:
                    out_path: str | os.PathLike, engine: "Engine", restart: bool, progress: bool, desc: str,
                    identity: dict | None = None, run_many: Callable[[list[tuple]], list[dict]] | None = None,
                    concurrent_safe: bool = False) -> dict:
-    """Run an experiment's sweep (:func:`~setfuncs.experiments.engine.run_sweep`): ``tasks`` with
+    """Run an experiment's sweep (:func:`~setfuncs.experiments.engine.sweep.run_sweep`): ``tasks`` with
     ``run_one`` (or ``run_many`` per configuration on a GPU; several configurations at once if
     ``concurrent_safe`` and the engine's ``concurrent`` say so), the file's ``header`` (provenance),
     its identity (default: :func:`~setfuncs.experiments.provenance.sweep_identity` of the header),

@@ -1,7 +1,9 @@
 """Where the committed results files live, and the one reader of sweep results files.
 
 Sweep commands write their JSON files into the repository's ``results/`` folder (with provenance);
-the chapters find them with :func:`results_file` and read them with their experiment's
+the chapters find them with ``results_file`` (the core's :func:`setfuncs.repository.results_file`,
+named here too, beside :data:`~setfuncs.repository.RESULTS_DIR` and
+:data:`~setfuncs.repository.PAPER_RESULTS`, because every reader of results files starts here) and read them with their experiment's
 ``load_results``, which is :func:`load_sweep`: it names the file in every error and refuses,
 before any table is computed, a file that is not JSON, holds another experiment, lacks a key its
 table reads, or has no runs. ``results/paper-results.json`` holds a verbatim copy of the paper's
@@ -23,16 +25,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from setfuncs.repository import PAPER_RESULTS, RESULTS_DIR, results_file
+
 from .resultsfile import restore_non_finite
 from .schema import RunSchema, check_results, finished_runs, status_counts
 
 __all__ = ["RESULTS_DIR", "PAPER_RESULTS", "HEADER_KEYS", "RUN_KEY", "results_file", "sorted_runs", "load_sweep",
            "load_paper", "provenance_rows"]
 
-#: ``<repository>/results``, next to the ``setfuncs`` package of an editable install.
-RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
-#: The file of the paper's numbers in :data:`RESULTS_DIR`.
-PAPER_RESULTS = "paper-results.json"
 #: The header keys of every sweep's results file, the earlier ones (without ``identity`` and
 #: ``sittings``) included: :func:`~setfuncs.experiments.provenance.sweep_provenance` and the engine write them.
 HEADER_KEYS = ("experiment", "budget", "budget_parameters", "configurations", "seeds", "runs_per_configuration",
@@ -40,24 +40,6 @@ HEADER_KEYS = ("experiment", "budget", "budget_parameters", "configurations", "s
 #: What names a run of a sweep's file, one record each (:func:`~setfuncs.experiments.schema.check_results`),
 #: its configuration and its seed, and the order of :func:`sorted_runs`.
 RUN_KEY = ("spec", "seed")
-
-
-def results_file(name: str) -> Path:
-    """The path of ``results/<name>``; a ValueError for an empty name or a folder, and a
-    FileNotFoundError that says how to get the file if it is missing."""
-    if not name:
-        raise ValueError(f"results_file(name): name is empty; pass the name of a file in {RESULTS_DIR}, "
-                         f"e.g. {PAPER_RESULTS!r}")
-    path = RESULTS_DIR / name
-    if path.is_dir():
-        raise ValueError(f"results_file(name): {name!r} names the folder {path}, not a file; pass the name of a "
-                         f"file in it")
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} does not exist. The results files are committed in the book's repository: "
-            f"clone it and install setfuncs from the clone (`pip install -e .`, as `make setup` "
-            f"does), or regenerate the file with the sweep command named in the chapter.")
-    return path
 
 
 def sorted_runs(runs: dict | Iterable[dict], keys: Sequence[str] = RUN_KEY) -> list[dict]:

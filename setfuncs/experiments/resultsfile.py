@@ -394,7 +394,7 @@ class SweepFile:
             self._lock.release()
             self._lock = None
 
-    def _temporary_name(self) -> re.Pattern[str]:
+    def temporary_name(self) -> re.Pattern[str]:
         """The names :meth:`write`'s temporary files of this file have (:func:`tempfile.mkstemp`'s
         eight random characters between its prefix and suffix)."""
         return re.compile(rf"\.{re.escape(self.target.name)}\.[a-z0-9_]{{8}}\.tmp")
@@ -404,7 +404,7 @@ class SweepFile:
         lock held, so no writer of this file is alive): regular files of this user, named as
         :meth:`write` names them, in the file's folder; nothing else. A folder that cannot be listed
         keeps them (they take space, nothing else)."""
-        pattern = self._temporary_name()
+        pattern = self.temporary_name()
         try:
             names = list(self.target.parent.iterdir())
         except OSError:

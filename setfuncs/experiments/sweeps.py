@@ -2,33 +2,33 @@
 configuration, and the tasks of a sweep, seed by seed.
 
 An experiment module supplies ``run_one(*task.args) -> dict`` (a module-level function, so Dask
-workers can import it) and its own provenance fields; :func:`setfuncs.experiments.engine.run_sweep`
-runs the :class:`Task` list on a Dask cluster and writes the results file. The circle and mixture
-sweeps pass :func:`configuration_tasks`, the point-cloud and attention sweeps build theirs with
-:func:`seed_by_seed`.
+workers can import it) and its own provenance fields; :func:`setfuncs.experiments.engine.sweep.run_sweep`
+runs the :class:`~setfuncs.experiments.tasks.Task` list on a Dask cluster and writes the results file.
+The circle and mixture sweeps pass :func:`configuration_tasks`, the point-cloud and attention sweeps
+build theirs with :func:`~setfuncs.experiments.tasks.data_tasks`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 from torch import Tensor, nn
 
 from setfuncs.ensemble import fit_ensemble
 from setfuncs.model import DeepSet, init_head
-from setfuncs.population import check_sizes
 from setfuncs.steps import TrainingLog
 from setfuncs.train import Batch, fit
 
 from .protocol import (Checkpoints, checkpoint_arguments, ensemble_checkpoint_arguments, record_outcome,
                        seeded_models, seeded_training)
+from .tasks import Task, seed_by_seed
 
-__all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "MAX_RUNS", "TrainingBudget",
+__all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "TrainingBudget",
            "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
-           "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble", "positive_int", "Task", "seed_by_seed", "data_tasks", "configuration_tasks"]
+           "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -46,20 +46,6 @@ TEST_SEED = 2019
 #: Seeds per configuration of the reruns into ``results/pending/`` (README, "The ten-seed reruns"): the
 #: findings tables of 12 to 14 claims need at least 9 paired seeds before any claim passes Holm's step.
 RERUN_SEEDS = 10
-
-
-class Task(NamedTuple):
-    """One run of a sweep: the model ``spec`` (e.g. ``"r-lse/max"``), the ``seed``, and the arguments
-    of the experiment's ``run_one``."""
-
-    spec: str
-    seed: int
-    args: tuple
-
-    @property
-    def key(self) -> tuple[str, int]:
-        """``(spec, seed)``: what a results file records of a run, and what a resumed sweep skips."""
-        return self.spec, self.seed
 
 
 @dataclass(frozen=True)
@@ -236,46 +222,10 @@ def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
             for i, (args, (model, log)) in enumerate(zip(tasks, trained))]
 
 
-#: The most seeds per configuration a sweep plans (``--runs``; its tasks are built before any runs).
-MAX_RUNS = 10_000
-
-
-def positive_int(name: str, value: object) -> int:
-    """``value`` if it is a positive int, else a ValueError naming ``name`` (:func:`~setfuncs.population.check_sizes`)."""
-    check_sizes(**{name: value})
-    return value
-
-
-def seed_by_seed(runs: int, specs: Sequence[str], known: Sequence[str], args: Callable[[str, int], tuple]
-                 ) -> tuple[list[str], list[Task]]:
-    """The specs to run and their tasks, seed by seed: every spec with seed 0 first, then seed 1, ...,
-    so an interrupted sweep holds about equally many runs of every configuration.
-
-    ``specs`` must be a non-empty subset of ``known``; ``args(spec, seed)`` gives ``run_one``'s arguments.
-    """
-    positive_int("runs", runs)
-    if runs > MAX_RUNS:
-        raise ValueError(f"runs must be at most {MAX_RUNS:,} seeds per configuration, got {runs:,}")
-    specs = list(specs)
-    unknown = [s for s in specs if s not in known]
-    if unknown or not specs:
-        raise ValueError(f"unknown or no configurations {unknown}; choose among {list(known)}")
-    return specs, [Task(spec, seed, args(spec, seed)) for seed in range(runs) for spec in specs]
-
-
-def data_tasks(runs: int, budget: Any, data: Any, known: Sequence[str], specs: Sequence[str] | None = None,
-               device: str = "cpu") -> tuple[list[str], list[Task]]:
-    """The specs to run (``specs``, a subset of ``known``; None: all of ``known``) and their tasks
-    ``(spec, seed, budget, data, False, device)``, seed by seed (:func:`seed_by_seed`): the tasks of
-    an experiment whose ``run_one(spec, seed, budget, data, progress, device)`` reads a data set."""
-    return seed_by_seed(runs, known if specs is None else specs, known,
-                        lambda spec, seed: (spec, seed, budget, data, False, device))
-
-
 def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None,
                         extra: tuple = ()) -> tuple[list[str], list[Task]]:
     """The model specs to run and their tasks ``(setting, equivariant, final, seed, budget, *extra)``,
-    seed by seed (:func:`seed_by_seed`). ``configurations``: specs such as ``"r-lse/max"``; None: all
+    seed by seed (:func:`~setfuncs.experiments.tasks.seed_by_seed`). ``configurations``: specs such as ``"r-lse/max"``; None: all
     56 of :func:`all_configurations` (the paper's 36 and the 20 with log-mean-exp)."""
     known = {spec_of(*c): c for c in all_configurations()}
     return seed_by_seed(runs, list(known) if configurations is None else configurations, list(known),

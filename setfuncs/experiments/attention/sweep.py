@@ -62,7 +62,8 @@ from ..protocol import (Checkpoints, check_budget, checkpoint_steps, run_experim
                         seeded_training)
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
-from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, lme_twin, run_configuration_ensemble
+from ..sweeps import TEST_SEED, TRAIN_SEED, lme_twin, run_configuration_ensemble
+from ..tasks import Task, data_tasks
 from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, where_prior
 from .budget import Budget
 from .canvas import (DIGIT_SOURCES, MNIST_URL, TEST_FRACTIONS, Canvases, Geometry, canvas_description, digit_pools,
@@ -357,7 +358,7 @@ def _data_versions(data: Data) -> dict[str, str]:
 def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
           data: Data = Data(), engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
     """Train ``runs`` seeds of every configuration (default: all of :data:`SPECS`) on ``engine`` and write
-    one JSON file, resuming an earlier sitting's (see :func:`setfuncs.experiments.engine.run_sweep`).
+    one JSON file, resuming an earlier sitting's (see :func:`setfuncs.experiments.engine.sweep.run_sweep`).
     On a GPU (``engine.device`` ``cuda``) the missing seeds of each configuration train together as
     one ensemble (:func:`run_ensemble`), configuration after configuration."""
     check_budget(budget, Budget, "spatial-attention")

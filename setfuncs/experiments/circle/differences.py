@@ -9,7 +9,7 @@ per combination and the two statistics of Table 1; it has no appendix, and it st
 mixture, the training budget, the optimiser or the architecture's sizes.
 
 **Which axes a claim depends on** (:data:`CLAIM_AXES`). Every claim of Table 1 compares trained
-models, so it depends on every axis of training (:data:`TRAINING_AXES`): the steps and the width
+models, so it depends on every axis of training (:data:`~setfuncs.experiments.differences.TRAINING_AXES`): the steps and the width
 above all, because a budget that leaves the models unconverged can change a ranking (a row whose
 models learn faster wins a short race it might lose a long one). The committed FULL GPU runs in
 ``results/benchmarks/circle-full-gpu-h200.json`` (the full budget: more steps and a wider model
@@ -27,27 +27,21 @@ disagreement is "not reproduced on" those axes.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, Mapping
 
 import numpy as np
 
-from setfuncs.model import DeepSet
-from setfuncs.train import fit
-
-from ..differences import Difference
+from ..differences import (NOT_STATED, TRAINING_AXES, Difference, code_default, header_field, seed_range,
+                           training_differences)
 from ..sweeps import paper_configurations, spec_of
 from .data import POPULATION_SIZE
 from .mse import mse_by_spec
 from .table import circle_table
 
-__all__ = ["NOT_STATED", "PAPER_POPULATION_SIZE", "PAPER_SETTINGS", "PAPER_COMBINATIONS",
+__all__ = ["PAPER_POPULATION_SIZE", "PAPER_SETTINGS", "PAPER_COMBINATIONS",
            "PAPER_RUNS_PER_COMBINATION", "PAPER_RUNS_PER_ROW", "PAPER_PEAK_BATCH", "TRAINING_AXES",
-           "CLAIM_AXES", "header_field", "seed_range", "code_default", "training_differences",
-           "protocol_differences", "convergence_ratios"]
+           "CLAIM_AXES", "protocol_differences", "convergence_ratios"]
 
-#: What the ``paper`` cell of an ``unknown`` row says.
-NOT_STATED = "not stated"
 #: Section 4.1 — "the minimal enclosing circle of a population of size 20".
 PAPER_POPULATION_SIZE = 20
 #: Table 1 — four rows, the equivariant layers and the final aggregation each plain or recurrent.
@@ -61,11 +55,6 @@ PAPER_RUNS_PER_ROW = 180
 #: Section 4.1 — "we subsample all available experiments (with replacement) into several sets of 20".
 PAPER_PEAK_BATCH = 20
 
-#: The axes of training that Sections 4.1 and 4.2 both leave unstated (:func:`training_differences`,
-#: whose rows the mixture's table shares).
-TRAINING_AXES = ("steps", "batch", "width", "equivariant layers", "recurrent steps", "optimiser and learning rate",
-                 "Adam eps", "weight decay", "learning-rate schedule", "gradient clipping", "activation", "dropout",
-                 "architecture", "head initialisation")
 _CLAIM = (("data", "population size", "targets", "loss") + TRAINING_AXES
           + ("configurations", "seeds and runs per configuration", "statistic"))
 #: Each claim of Section 4.1 (as the findings test it) and the axes of the protocol it depends on
@@ -77,71 +66,6 @@ CLAIM_AXES: dict[str, tuple[str, ...]] = {
     "recurrent/recurrent is the best row": _CLAIM,
     "the challenge lies in the centre": _CLAIM,
 }
-
-
-def header_field(results: Mapping[str, Any], *keys: str) -> Any:
-    """``results[keys[0]][keys[1]]...``; a ValueError naming the missing key and how to get it."""
-    value: Any = results
-    for depth, key in enumerate(keys):
-        if not isinstance(value, Mapping) or key not in value:
-            path = ".".join(keys[:depth + 1])
-            raise ValueError(f"the results lack {path!r}; pass a sweep's results file read by its experiment's "
-                             f"load_results (the sweep's provenance writes it), or rerun the sweep")
-        value = value[key]
-    return value
-
-
-def seed_range(seeds: list[int]) -> str:
-    """``"0..9"`` for consecutive seeds, else the list; a ValueError for no seeds."""
-    if not seeds:
-        raise ValueError("seeds is empty; a sweep's results file lists the seeds it ran")
-    ordered = sorted(seeds)
-    return f"{ordered[0]}..{ordered[-1]}" if ordered == list(range(ordered[0], ordered[-1] + 1)) else str(ordered)
-
-
-def code_default(function: Any, name: str) -> Any:
-    """The default of ``function``'s argument ``name`` in the installed code: what a caller that never
-    passes it uses (a value a results file does not record)."""
-    return inspect.signature(function).parameters[name].default
-
-
-def training_differences(results: Mapping[str, Any]) -> list[Difference]:
-    """The rows of :data:`TRAINING_AXES`, all ``unknown`` (neither section states them).
-
-    Steps, batch, width, layers, recurrent reads, learning rate and clipping are the file's
-    ``budget_parameters``, the head's initialisation its ``head``. Adam's eps, weight decay, the
-    schedule, the activation, the dropout and the other layer counts are not recorded in a results
-    file: the sweeps never pass them, so they are the defaults of :func:`setfuncs.train.fit` and
-    :class:`setfuncs.model.DeepSet` in the installed code, and their cells say so.
-    """
-    budget = header_field(results, "budget_parameters")
-    name = header_field(results, "budget")
-    head = header_field(results, "head", "init")
-    milestones = code_default(fit, "milestones")
-    code = "code default, not recorded in the file"
-    schedule = (f"x {code_default(fit, 'gamma')} after steps {list(milestones)}" if milestones
-                else "constant learning rate")
-    rows = [("steps", f"{header_field(budget, 'steps'):,} Adam steps ({name} budget)"),
-            ("batch", f"{header_field(budget, 'batch')} populations per step"),
-            ("width", f"{header_field(budget, 'hidden')} units in every hidden layer"),
-            ("equivariant layers", f"{header_field(budget, 'equivariant_layers')}"),
-            ("recurrent steps", f"T = {header_field(budget, 'recurrent_steps')} reads per recurrent aggregation"),
-            ("optimiser and learning rate", f"Adam, learning rate {header_field(budget, 'lr'):g}"),
-            ("Adam eps", f"{code_default(fit, 'eps'):g} ({code})"),
-            ("weight decay", f"{code_default(fit, 'weight_decay'):g} ({code})"),
-            ("learning-rate schedule", f"{schedule} ({code})"),
-            ("gradient clipping", f"gradient norm clipped at {header_field(budget, 'clip'):g}"),
-            ("activation", f"{code_default(DeepSet, 'activation')} everywhere ({code})"),
-            ("dropout", f"{code_default(DeepSet, 'dropout'):g} ({code})"),
-            ("architecture", f"{code_default(DeepSet, 'embed_layers')} embedding layer(s), "
-                             f"'{code_default(DeepSet, 'layer')}' layers, a process MLP of "
-                             f"{code_default(DeepSet, 'process_layers')} linear layers ({code})"),
-            ("head initialisation", head)]
-    reasons = {"steps": "a budget that leaves the models unconverged can change a ranking",
-               "width": "as for the steps: a wider model may learn faster or reach a lower loss",
-               "head initialisation": "a randomly initialised output layer can drive tanh units into saturation, "
-                                      "where a model collapses to a constant"}
-    return [Difference(axis, NOT_STATED, ours, "unknown", reasons.get(axis, "")) for axis, ours in rows]
 
 
 def _configurations(results: Mapping[str, Any]) -> Difference:
@@ -188,7 +112,7 @@ def _runs(results: Mapping[str, Any]) -> tuple[Difference, Difference]:
 def protocol_differences(results: Mapping[str, Any]) -> list[Difference]:
     """Every axis of the circle protocol, the paper's against the sweep of ``results`` (a results file
     read by :func:`~setfuncs.experiments.circle.table.load_results`): data, population size,
-    targets, loss, the :data:`TRAINING_AXES`, configurations, seeds and runs, and the statistic.
+    targets, loss, the :data:`~setfuncs.experiments.differences.TRAINING_AXES`, configurations, seeds and runs, and the statistic.
     A ValueError names a header key that ``results`` lacks."""
     mixture = header_field(results, "mixture")
     low, high = header_field(mixture, "std_range")

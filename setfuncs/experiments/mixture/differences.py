@@ -10,12 +10,12 @@ number of bootstrap estimates, the metric and the batches of its peak statistic;
 the component variance (only that the clusters are not linearly separable) nor EM's settings, the
 KDE's bandwidth, how a run's metric summarises its test populations, nor anything of the training
 budget (the training rows are those of the circle's table,
-:func:`~setfuncs.experiments.circle.differences.training_differences`).
+:func:`~setfuncs.experiments.differences.training_differences`).
 
 **Which axes a claim depends on** (:data:`CLAIM_AXES`). The three claims of Figure 4b compare
 trained models by a metric relative to EM, so each depends on
 
-* every axis of training (:data:`~setfuncs.experiments.circle.differences.TRAINING_AXES`): the
+* every axis of training (:data:`~setfuncs.experiments.differences.TRAINING_AXES`): the
   steps and the width above all, since an unconverged budget can change a ranking;
 * every axis of the data: the component variance sets how much EM and a model can learn at all,
   and the training sizes which population sizes a model has seen;
@@ -37,9 +37,8 @@ import math
 import re
 from typing import Any, Mapping
 
-from ..circle.differences import (NOT_STATED, TRAINING_AXES, code_default, header_field, seed_range,
-                                  training_differences)
-from ..differences import Difference
+from ..differences import (NOT_STATED, TRAINING_AXES, Difference, code_default, header_field, seed_range,
+                           training_differences)
 from ..sweeps import paper_configurations, spec_of
 from .table import peak_performance
 

@@ -301,12 +301,12 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
         out_path: the JSON file, written after every finished run; an earlier sitting's file of
             the same budget is resumed (its runs kept, only the missing ones run).
         configurations: model specs to run (e.g. ``["max/max", "r-lse/r-lse"]``); None: all 56.
-        engine: where the runs train (:class:`~setfuncs.experiments.engine.Engine`: a local Dask
+        engine: where the runs train (:class:`~setfuncs.experiments.engine.config.Engine`: a local Dask
             cluster of ``jobs`` worker processes by default, or a running scheduler).
         restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.
         progress: a tqdm bar over runs.
 
-    Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
+    Returns the written results (:func:`~setfuncs.experiments.engine.sweep.run_sweep`): :func:`provenance`
     plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
     check_budget(budget, Budget, "mixture")

@@ -39,7 +39,7 @@ import numpy as np
 import trimesh
 from tqdm.auto import tqdm
 
-from ..sweeps import positive_int
+from ..tasks import positive_int
 from .surface import FLOAT32_OVERFLOW, sample_surface
 
 __all__ = ["SPLITS", "MODELNET_URL", "LAYOUT", "fix_off_header", "read_off", "mesh_files", "mesh_digest",

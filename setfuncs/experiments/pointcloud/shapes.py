@@ -37,7 +37,7 @@ import numpy as np
 import trimesh
 from trimesh import creation
 
-from ..sweeps import positive_int
+from ..tasks import positive_int
 from .modelnet import SPLITS
 from .surface import sample_surface
 

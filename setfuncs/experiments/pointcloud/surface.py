@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from ..sweeps import positive_int
+from ..tasks import positive_int
 
 __all__ = ["FLOAT32_OVERFLOW", "sample_surface"]
 

@@ -69,7 +69,8 @@ from ..protocol import (Checkpoints, check_budget, checkpoint_steps, run_experim
                         seeded_training)
 from ..provenance import sweep_identity, sweep_provenance
 from ..schema import RunSchema
-from ..sweeps import TEST_SEED, TRAIN_SEED, Task, data_tasks, run_configuration_ensemble
+from ..sweeps import TEST_SEED, TRAIN_SEED, run_configuration_ensemble
+from ..tasks import Task, data_tasks
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
 from .evaluate import accuracy, accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
@@ -364,14 +365,14 @@ def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations
             data is refused.
         configurations: columns to run (e.g. ``["max/max", "max/r-lse"]``); None: all of :data:`COLUMNS`.
         data: the clouds (:class:`Data`; default the offline shapes).
-        engine: where the runs train (:class:`~setfuncs.experiments.engine.Engine`: a local Dask
+        engine: where the runs train (:class:`~setfuncs.experiments.engine.config.Engine`: a local Dask
             cluster of ``jobs`` worker processes by default, or a running scheduler).
         restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.
         progress: a tqdm bar over runs.
 
     On a GPU the missing seeds of each column train as one ensemble instead (:func:`run_ensemble`).
 
-    Returns the written results (:func:`~setfuncs.experiments.engine.run_sweep`): :func:`provenance`
+    Returns the written results (:func:`~setfuncs.experiments.engine.sweep.run_sweep`): :func:`provenance`
     plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
     """
     check_budget(budget, Budget, "point-cloud")
