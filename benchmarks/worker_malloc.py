@@ -6,7 +6,7 @@
 Dask's nanny starts every worker with ``MALLOC_TRIM_THRESHOLD_=65536``, which turns off glibc's
 adaptive mmap threshold: each activation (``[32, 1000, 64]`` floats, 8 MB) is then mapped from the
 kernel when it is allocated and returned when it is freed, and every step page-faults it anew. The
-sweep engine's workers start with :data:`setfuncs.experiments.engine.WORKER_MALLOC` instead. glibc
+sweep engine's workers start with :data:`setfuncs.experiments.engine.workers.WORKER_MALLOC` instead. glibc
 reads these variables when a process starts, so each setting times its steps in a fresh process
 (a thread of it, as a Dask worker runs its task) on the same batches, after warm-up steps; the
 script prints seconds, kernel seconds and minor page faults per step, the loss after the last step
