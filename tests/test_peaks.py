@@ -13,7 +13,7 @@ import pytest
 
 from setfuncs.experiments import circle, mixture
 from setfuncs.experiments.peaks import batch_peaks, finite_metric, median_peak
-from setfuncs.experiments.resultsfile import replace_non_finite, restore_non_finite
+from setfuncs.experiments.strictjson import replace_non_finite, restore_non_finite
 
 METRICS = np.array([3.0, 1.0, 2.0, 5.0])
 

@@ -31,7 +31,8 @@ from setfuncs.experiments.pointcloud.__main__ import main as pointcloud_main
 from setfuncs import repository
 from setfuncs.experiments import results as results_module
 from setfuncs.experiments.results import HEADER_KEYS, PAPER_RESULTS, load_paper, results_file
-from setfuncs.experiments.resultsfile import NON_FINITE, SweepFile, replace_non_finite, restore_non_finite
+from setfuncs.experiments.resultsfile import SweepFile
+from setfuncs.experiments.strictjson import NON_FINITE, replace_non_finite, restore_non_finite
 
 
 def _header(experiment: str, spec: str, **extra: object) -> dict:

@@ -33,8 +33,8 @@ from setfuncs.experiments.engine import submit as submit_module
 from setfuncs.experiments.engine import sweep as sweep_module
 from setfuncs.experiments.engine import workers as workers_module
 from setfuncs.experiments.engine import DeviceError, Engine, SweepInterrupted, run_sweep
-from setfuncs.experiments.resultsfile import (SweepFile, SweepFileError, SweepLocked, SweepWriteError, backup_path,
-                                              differences)
+from setfuncs.experiments.resultsfile import SweepFile, SweepFileError, SweepLocked, SweepWriteError, backup_path
+from setfuncs.experiments.strictjson import differences
 from sweep_tasks import IDENTITY, header, tasks
 
 

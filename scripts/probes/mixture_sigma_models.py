@@ -42,7 +42,7 @@ from setfuncs.experiments.mixture.sweep import (BUDGETS, RUN_SCHEMA, Budget, eva
                                                 test_checkpoints, train_model)
 from setfuncs.experiments.protocol import run_protocol
 from setfuncs.experiments.results import RESULTS_DIR
-from setfuncs.experiments.resultsfile import replace_non_finite
+from setfuncs.experiments.strictjson import replace_non_finite
 from setfuncs.experiments.sweeps import TEST_SEED, configuration_tasks, run_record
 
 CONFIGURATIONS = ("r-max/r-mean", "mean/mean", "r-mean/r-mean")

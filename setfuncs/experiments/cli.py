@@ -253,7 +253,7 @@ def print_findings(compute: Callable[[], list[Finding]]) -> None:
     """Print the paper's findings table (both variants, one correction: ``compute()``) with the
     tests and verdicts; a file whose runs cannot test them (a configuration without usable runs, as in
     a partial sweep) is named with the reason. Variants: ``paper`` is
-    :data:`~setfuncs.experiments.findings.VARIANT_TITLES`' first, ``lme`` its second, ``both`` a claim
+    :data:`~setfuncs.experiments.findings.claims.VARIANT_TITLES`' first, ``lme`` its second, ``both`` a claim
     the two share."""
     print(f"\nfindings ([paper]: {VARIANT_TITLES['paper']}; [lme]: {VARIANT_TITLES['lme']}):")
     try:

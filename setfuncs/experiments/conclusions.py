@@ -21,7 +21,7 @@ CHAPTERS = {"circle": "08_circle", "mixture": "09_mixture", "pointcloud": "10_po
             "attention": "11_attention"}
 
 #: For each conclusion, the (experiment, claim key) pairs — the claims that bear on it, a key naming the claim
-#: with all its parts (:func:`~setfuncs.experiments.findings.select`). A conclusion with none is a statement
+#: with all its parts (:func:`~setfuncs.experiments.findings.claims.select`). A conclusion with none is a statement
 #: about the framework no experiment tests.
 LINKS: dict[str, tuple[tuple[str, str], ...]] = {
     "Aggregations are a research axis of their own": (),

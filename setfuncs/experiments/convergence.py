@@ -12,7 +12,7 @@ the second-to-last checkpoint to the last,
 signed so that a positive :math:`d_s` is an improvement, tested two-sided by the exact sign test over
 seeds (a change against zero: no pairing of configurations makes it symmetric, so the test is of its
 median, :func:`~setfuncs.experiments.paired.sign_test`) with one Holm correction over the groups
-(:func:`~setfuncs.experiments.findings.compare_pairs`). A
+(:func:`~setfuncs.experiments.findings.judge.compare_pairs`). A
 group whose metric is "still improving" has not converged at this budget; "undecided" says the
 seeds cannot tell a change from none, not that the group has converged. :func:`loss_curves` gives
 the same median and quartiles of the training loss over the learning curve's windows. Runs that diverged,
@@ -100,7 +100,7 @@ def loss_curves(results: dict, group: str) -> dict[str, dict[str, Any]]:
 
 def late_change(results: dict, group: str, higher_is_better: bool) -> list[dict]:
     """Per group with runs of at least two seeds: the change over the last checkpoint interval, paired by
-    seed (see the module); the rows of :func:`~setfuncs.experiments.findings.compare_pairs` with
+    seed (see the module); the rows of :func:`~setfuncs.experiments.findings.judge.compare_pairs` with
     ``label`` the group and ``better`` one of "still improving", "getting worse", "undecided"."""
     sign = 1.0 if higher_is_better else -1.0
     comparisons = {}
@@ -119,7 +119,7 @@ def late_change_lines(results: dict, group: str, metric: str, higher_is_better: 
                       noun: str | None = None) -> list[str]:
     """What a chapter prints under its learning curves: per group of :func:`late_change`, the median
     ``metric`` at the last two checkpoints, the median over seeds of the change with its 95 % interval
-    (:func:`~setfuncs.experiments.findings.interval_text`: of no width where the seeds at its ends tie), the
+    (:func:`~setfuncs.experiments.findings.text.interval_text`: of no width where the seeds at its ends tie), the
     Holm-adjusted p-value and the verdict; then a line counting the groups still improving at the
     file's budget (one line saying so where no group has runs of two seeds), and one naming the groups
     of the file left untested, with the seeds their checkpoints come from (fewer than two: runs that

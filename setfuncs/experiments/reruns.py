@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .results import sorted_runs
-from .resultsfile import named_differences
+from .strictjson import named_differences
 from .schema import trained_runs
 
 __all__ = ["CONFIGURATION_FIELDS", "file_identity", "rerun_agreement"]

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 
 from setfuncs.repository import PAPER_RESULTS, RESULTS_DIR, results_file
 
-from .resultsfile import restore_non_finite
+from .strictjson import restore_non_finite
 from .schema import RunSchema, check_results, finished_runs, status_counts
 
 __all__ = ["RESULTS_DIR", "PAPER_RESULTS", "HEADER_KEYS", "RUN_KEY", "results_file", "sorted_runs", "load_sweep",

@@ -30,24 +30,13 @@ client, never a worker):
   last complete file is in place or no file was written. A temporary file that a killed writer
   left is removed by the next writer of the file, once it holds the lock (only the names that
   pattern makes for this file, and only regular files of this user).
-- **Strict JSON.** NaN and infinities are not JSON (RFC 8259), and strict readers (JavaScript's
-  ``JSON.parse``, for one) refuse the ``NaN`` and ``Infinity`` that Python writes by default.
-  :meth:`SweepFile.write` writes ``null`` in their place (:func:`replace_non_finite`) and records
-  what stood there in the *record* that held it: each run (an entry of ``runs``) for the values
-  anywhere inside it, the file's top level for the rest. The record's ``"non_finite"`` maps the
-  place of each value, a JSON Pointer (RFC 6901) relative to the record, to ``"nan"``, ``"inf"``
-  or ``"-inf"``; e.g. a run whose test MSE diverged holds ``"mse": null`` and
-  ``"non_finite": {"/mse": "nan"}``, and one infinite entry of its ``mse_by_population_size`` is
-  ``"/mse_by_population_size/100": "inf"``.
-  :func:`restore_non_finite` puts the floats back and drops the maps; the readers
-  (:func:`~setfuncs.experiments.results.load_sweep`, and :class:`SweepFile` for an earlier
-  sitting's runs) call it, so a table sees the NaN it would have seen, never a ``None``.
+- **Strict JSON** (:mod:`~setfuncs.experiments.strictjson`): NaN and infinities are written as ``null``
+  with a map of what stood there, and put back when the file is read.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import socket
@@ -58,14 +47,14 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Iterator
+from typing import Iterator
 
 import filelock
 
 from .schema import RunSchema, SchemaError, check_results
-__all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "differences", "named_differences",
-           "backup_path",
-           "NON_FINITE", "LOCK_MARK", "replace_non_finite", "restore_non_finite"]
+from .strictjson import NON_FINITE, differences, replace_non_finite, restore_record, restore_runs
+
+__all__ = ["SweepFile", "SweepFileError", "SweepLocked", "SweepWriteError", "backup_path", "LOCK_MARK"]
 
 _FIX = "pass --restart to move it aside to a timestamped backup and start afresh, or choose another --out"
 #: What a failed write asks of the user, and how the sweep then goes on.
@@ -76,12 +65,6 @@ _ROOM = "free disk space (or make the folder writable), then run the same comman
 LOCK_MARK = "setfuncs sweep lock"
 #: The most bytes of an existing ``<file>.lock`` read to tell whether it is a sweep's.
 _LOCK_READ = 4096
-
-#: The key of a record's map from JSON Pointers to the non-finite floats written as ``null`` there.
-NON_FINITE = "non_finite"
-#: The names of the non-finite floats in a ``non_finite`` map.
-_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-
 
 class SweepFileError(ValueError):
     """The file at ``--out`` cannot be resumed by this sweep (another experiment or budget, not JSON, ...)."""
@@ -94,134 +77,6 @@ class SweepLocked(RuntimeError):
 class SweepWriteError(OSError):
     """The results file could not be written (disk full, read-only, ...); the last complete file, if
     there was one, is kept (the message says which)."""
-
-
-def named_differences(first: Any, second: Any, names: tuple[str, str], where: str = "", root: str = "value"
-                      ) -> list[str]:
-    """The places where two JSON values differ, each side named by ``names``, e.g.
-    ``["budget_parameters.steps: 2000 in the file, 5000 in this sweep"]`` (``root`` names the place of two
-    values that are not both objects)."""
-    if isinstance(first, dict) and isinstance(second, dict):
-        found: list[str] = []
-        for key in sorted(set(first) | set(second), key=str):
-            here = f"{where}.{key}" if where else str(key)
-            if key not in first:
-                found.append(f"{here}: missing in {names[0]}, {second[key]!r} in {names[1]}")
-            elif key not in second:
-                found.append(f"{here}: {first[key]!r} in {names[0]}, missing in {names[1]}")
-            else:
-                found += named_differences(first[key], second[key], names, here, root)
-        return found
-    return [] if first == second else [f"{where or root}: {first!r} in {names[0]}, {second!r} in {names[1]}"]
-
-
-def differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
-    """The places where this sweep's JSON value ``ours`` and the file's ``theirs`` differ
-    (:func:`named_differences`: ``"... in the file, ... in this sweep"``)."""
-    return named_differences(theirs, ours, ("the file", "this sweep"), where)
-
-
-def _pointer(parts: tuple[str, ...]) -> str:
-    """The JSON Pointer (RFC 6901) of a place, e.g. ``("a/b", "0") -> "/a~1b/0"``."""
-    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
-
-
-def _float_name(value: float) -> str:
-    """``"nan"``, ``"inf"`` or ``"-inf"``: the name of a non-finite float in a ``non_finite`` map."""
-    return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
-
-
-def _nulled(value: Any, parts: tuple[str, ...], found: dict[str, str]) -> Any:
-    """A copy of ``value`` with every non-finite float replaced by None and recorded in ``found``
-    (its pointer, from ``parts``, -> its name)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        found[_pointer(parts)] = _float_name(value)
-        return None
-    if isinstance(value, dict):
-        return {key: _nulled(item, (*parts, str(key)), found) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_nulled(item, (*parts, str(i)), found) for i, item in enumerate(value)]
-    return value
-
-
-def _record(record: dict, top_level: bool) -> dict:
-    """A copy of ``record`` in strict JSON with its ``non_finite`` map; at the top level, every run
-    (a dict in ``runs``) is a record of its own."""
-    found: dict[str, str] = {}
-    copy = {}
-    for key, value in record.items():
-        if key == NON_FINITE:                       # recomputed below: a stale map would mislead
-            continue
-        if top_level and key == "runs" and isinstance(value, list):
-            copy[key] = [_record(run, False) if isinstance(run, dict) else _nulled(run, (key, str(i)), found)
-                         for i, run in enumerate(value)]
-        else:
-            copy[key] = _nulled(value, (str(key),), found)
-    if found:
-        copy[NON_FINITE] = found
-    return copy
-
-
-def replace_non_finite(results: dict) -> dict:
-    """A copy of ``results`` that strict JSON can hold: every NaN, ``inf`` and ``-inf`` is None, and
-    the run holding it (or the top level, for a value outside ``runs``) names it in its
-    ``non_finite`` map (see the module's docstring). ``results`` itself is left as it is."""
-    return _record(results, True)
-
-
-def _key(container: Any, part: str, pointer: str, where: str) -> str | int:
-    """The key (dict) or index (list) ``part`` of a pointer in ``container``; a ValueError if it holds none."""
-    if isinstance(container, dict) and part in container:
-        return part
-    if isinstance(container, list) and part.isdigit() and int(part) < len(container):
-        return int(part)
-    raise ValueError(f"{where}: {NON_FINITE} names {pointer}, a place it does not hold")
-
-
-def _resolve(record: dict, pointer: str, where: str) -> tuple[dict | list, str | int]:
-    """The container and key (or index) of the place ``pointer`` names in ``record``."""
-    if not isinstance(pointer, str) or not pointer.startswith("/"):
-        raise ValueError(f"{where}: {NON_FINITE} names {pointer!r}, not a JSON Pointer such as '/mse'")
-    *path, last = [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
-    container: Any = record
-    for part in path:
-        container = container[_key(container, part, pointer, where)]
-    return container, _key(container, last, pointer, where)
-
-
-def _restore(record: dict, where: str) -> None:
-    """Put back the floats that ``record``'s ``non_finite`` map names and remove the map; ``where``
-    names the record in a ValueError."""
-    marks = record.pop(NON_FINITE, None)
-    if marks is None:
-        return
-    if not isinstance(marks, dict):
-        raise ValueError(f"{where}: {NON_FINITE} must map JSON Pointers to 'nan', 'inf' or '-inf', got {marks!r}")
-    for pointer, name in marks.items():
-        if name not in _FLOATS:
-            raise ValueError(f"{where}: {NON_FINITE} gives {pointer} the value {name!r}; expected 'nan', 'inf' "
-                             f"or '-inf'")
-        container, key = _resolve(record, pointer, where)
-        if container[key] is not None:
-            raise ValueError(f"{where}: {NON_FINITE} names {pointer}, which holds {container[key]!r}, not null")
-        container[key] = _FLOATS[name]
-
-
-def _restore_runs(results: dict) -> None:
-    """:func:`_restore` every run (a dict in ``runs``), named by its index, spec and seed."""
-    runs = results.get("runs")
-    for i, run in enumerate(runs if isinstance(runs, list) else []):
-        if isinstance(run, dict):
-            _restore(run, f"run {i} ({run.get('spec', '?')} seed {run.get('seed', '?')})")
-
-
-def restore_non_finite(results: dict) -> dict:
-    """Undo :func:`replace_non_finite` in place: every place a ``non_finite`` map names (at the top
-    level or in a run) gets its float back, and the maps are removed. Returns ``results``; a
-    ValueError (naming the run) for a map that names no ``null`` value or an unknown name."""
-    _restore(results, "the top level")
-    _restore_runs(results)
-    return results
 
 
 def backup_path(path: Path, now: datetime | None = None) -> Path:
@@ -447,7 +302,7 @@ class SweepFile:
                                  f"'identity'), so its runs cannot be checked against this sweep; it was left "
                                  f"as it is: {_FIX}")
         with self._broken_map():
-            _restore(results, "the top level")
+            restore_record(results, "the top level")
         found = differences(self.identity, results["identity"])
         if found:
             raise SweepFileError(f"{self.path} holds runs of another sweep, so this one cannot add to it: "
@@ -457,12 +312,12 @@ class SweepFile:
         except SchemaError as err:
             raise SweepFileError(str(err)) from None
         with self._broken_map():
-            _restore_runs(results)
+            restore_runs(results)
         return results
 
     @contextmanager
     def _broken_map(self) -> Iterator[None]:
-        """Inside the block a ValueError of :func:`_restore` (a broken ``non_finite`` map) is a
+        """Inside the block a ValueError of :func:`~setfuncs.experiments.strictjson.restore_record` (a broken ``non_finite`` map) is a
         :class:`SweepFileError` that names the file."""
         try:
             yield
@@ -472,7 +327,7 @@ class SweepFile:
 
     def write(self, results: dict) -> None:
         """Replace the file (the link's target, for a link) by ``results`` atomically, in strict JSON
-        (non-finite floats as ``null``, named in ``non_finite``: :func:`replace_non_finite`); a
+        (non-finite floats as ``null``, named in ``non_finite``: :func:`~setfuncs.experiments.strictjson.replace_non_finite`); a
         :class:`SweepWriteError` if it cannot, which says what the file still holds."""
         text = json.dumps(replace_non_finite(results), indent=1, allow_nan=False)
         mode = stat.S_IMODE(self.target.stat().st_mode) if self.target.exists() else 0o644

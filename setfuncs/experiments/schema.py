@@ -24,7 +24,7 @@ a :class:`SchemaError` that names the file, the run and the field:
   and ``-1`` are refused), one record per (spec, seed);
 - a finished run's metric is a number, or ``null`` where the writer put it: in a diverged run, or
   with the ``non_finite`` entry that names the NaN or infinity it stands for
-  (:func:`~setfuncs.experiments.resultsfile.replace_non_finite`); a metric map (e.g. MSE by
+  (:func:`~setfuncs.experiments.strictjson.replace_non_finite`); a metric map (e.g. MSE by
   population size) is a record of such values.
 """
 

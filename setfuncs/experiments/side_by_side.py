@@ -15,7 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .findings import LEVEL, VARIANT_LABELS, Finding, _interval_text
+from .findings import LEVEL, VARIANT_LABELS, Finding
+from .findings.text import finding_interval_text
 
 __all__ = ["verdict_changes", "verdict_changes_html"]
 
@@ -50,7 +51,7 @@ def verdict_changes(before: Sequence[Finding], after: Sequence[Finding]) -> list
         for name, finding in (("before", first), ("after", second)):
             row.update({f"{name}_verdict": finding.verdict, f"{name}_seeds": finding.seeds,
                         f"{name}_estimate": None if np.isnan(finding.estimate) else finding.estimate,
-                        f"{name}_interval": _interval_text(finding)})
+                        f"{name}_interval": finding_interval_text(finding)})
         rows.append(row)
     return rows
 

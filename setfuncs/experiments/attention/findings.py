@@ -23,7 +23,7 @@ Only the first is a comparison of configurations, and it has a margin; the other
 localiser's own curve, which a null copy of the file (outcomes shuffled across localisers) leaves
 as it is. None of them has a pairing that makes its differences symmetric about zero (even a mean
 of changes that are each symmetric need not be), so every claim here is tested with the exact
-sign test of the median (:attr:`~setfuncs.experiments.findings.Claim.test`), which needs no symmetry.
+sign test of the median (:attr:`~setfuncs.experiments.findings.claims.Claim.test`), which needs no symmetry.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
 def attention_findings(results: dict, paper: str | os.PathLike | None = None,
                        variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
     """The findings table of Section 4.4: the tested claims of every variant in ``variants`` with one
-    Holm correction over them (:func:`~setfuncs.experiments.findings.judge`), and the counted
+    Holm correction over them (:func:`~setfuncs.experiments.findings.judge.judge`), and the counted
     weights (no test: ``seeds`` 0, no p-value), after the first claim."""
     tested, counted = [], []
     for variant in variants:

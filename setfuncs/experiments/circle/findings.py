@@ -6,7 +6,7 @@ setting B" is tested on **matched configurations**: the configuration of A and t
 the same two aggregations, trained with the same seed. At a seed the statistic is the median over
 the nine matched pairs of the log ratio of their test MSEs, :math:`d_s = \operatorname{median}
 \ln(\text{MSE}_B / \text{MSE}_A)` (positive: A is better; a diverged or collapsed run counts as an
-infinite MSE; :func:`~setfuncs.experiments.findings.matched`), and the claim is that its mean over
+infinite MSE; :func:`~setfuncs.experiments.findings.claims.matched`), and the claim is that its mean over
 seeds is positive. So the test is about the typical trained model of a setting, paired by
 aggregation and seed; the paper's statistic, the median best MSE of 20-run batches, is a peak
 over runs and is shown in Table 1 (chapter 8) as an estimate, not tested: a peak of a handful of
@@ -111,7 +111,7 @@ def circle_claims(results: dict, paper: str | os.PathLike | None = None, variant
 def circle_findings(results: dict, paper: str | os.PathLike | None = None,
                     variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
     """The findings table of Section 4.1: the claims of every variant in ``variants``, one Holm
-    correction over them (:func:`~setfuncs.experiments.findings.judge`)."""
+    correction over them (:func:`~setfuncs.experiments.findings.judge.judge`)."""
     return judge([(v, c) for v in variants for c in circle_claims(results, paper, v)])
 
 
@@ -122,7 +122,7 @@ def lme_against_lse(results: dict) -> list[dict]:
     LSE replaced by log-mean-exp (:func:`~setfuncs.experiments.sweeps.lme_twins`), seed by seed:
     :math:`d_s = \ln \text{MSE}_\text{LSE} - \ln \text{MSE}_\text{lme}` (positive: log-mean-exp is
     better; a failed run is an infinite MSE). Two-sided sign-flip tests, Holm-corrected over the 20
-    pairs and the pooled comparison (:func:`~setfuncs.experiments.findings.compare_pairs`); the pooled
+    pairs and the pooled comparison (:func:`~setfuncs.experiments.findings.judge.compare_pairs`); the pooled
     row's :math:`d_s` is the median over the 20 pairs.
 
     One row per pair (keys ``setting, spec, twin`` and those of ``compare_pairs``: ``seeds,

@@ -7,7 +7,7 @@ negative: EM is outperformed), summarised over the test populations by their med
 outcome. Many runs of this experiment collapse, so comparisons count **wins**: configurations
 are matched (the same aggregations but the one the claim is about) and trained with the same seed;
 at a seed :math:`d_s` is the share of matched pairs the claimed-better side wins minus the share it
-loses (:func:`~setfuncs.experiments.findings.matched` with ``score="wins"``).
+loses (:func:`~setfuncs.experiments.findings.claims.matched` with ``score="wins"``).
 
 * *learnable equivariant layers boost every reduction* (one claim per reduction ``f``):
   ``r-f/g`` against ``f/g`` for every final aggregation ``g``;
@@ -150,5 +150,5 @@ def mixture_claims(results: dict, paper: str | os.PathLike | None = None, varian
 def mixture_findings(results: dict, paper: str | os.PathLike | None = None, variants: Sequence[str] = ("paper", "lme"),
                      summary: str = "median") -> list[Finding]:
     """The findings table of Section 4.2: the claims of every variant in ``variants``, one Holm
-    correction over them (:func:`~setfuncs.experiments.findings.judge`)."""
+    correction over them (:func:`~setfuncs.experiments.findings.judge.judge`)."""
     return judge([(v, c) for v in variants for c in mixture_claims(results, paper, v, summary)])

@@ -49,7 +49,7 @@ import numpy as np
 from ..findings import ALPHA, LEVEL, POWER
 from ..paired import detectable_effect, holm, median_interval, paired_differences, sign_test, smallest_p_value
 from ..results import sorted_runs
-from ..resultsfile import restore_non_finite
+from ..strictjson import restore_non_finite
 from ..schema import SchemaError, check_results, run_status
 from .sweep import METRIC_SIZE, RUN_SCHEMA
 

@@ -14,7 +14,8 @@ from .budget import (BUDGETS, EARLIER_MEDIUM, FULL, MEDIUM, QUICK, TABLE_SIZES, 
 from .differences import CLAIM_AXES, protocol_differences
 from .evaluate import accuracy, accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
-from .modelnet import fix_off_header, load_modelnet40, mesh_files, read_off
+from .modelnet import load_modelnet40, mesh_files
+from .off import fix_off_header, read_off
 from .preprocess import augment, augmentation_parameters, rotate_z, standardize, subsample
 from .shapes import SHAPE_NAMES, base_mesh, random_shape, shape_meshes, synthetic_shapes
 from .surface import sample_surface

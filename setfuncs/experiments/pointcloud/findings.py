@@ -10,7 +10,7 @@ prediction has none of by construction: there collapsed runs are left out. Runs 
 whose accuracy at a size is not finite, are left out everywhere (Table 2 counts them, and leaves
 collapsed runs out of its means). Every comparison is paired by seed: :math:`d_s` is the difference of two columns'
 accuracies for the runs trained with seed :math:`s`
-(:func:`~setfuncs.experiments.findings.matched`, ``score="difference"``). "max/max performs best"
+(:func:`~setfuncs.experiments.findings.claims.matched`, ``score="difference"``). "max/max performs best"
 is "max/max beats each other column" (every part must hold). "max-type equivariant layers seem
 crucial" matches each column with learnable equivariant layers, ``e/g``, with the max-equivariant
 column of the same final aggregation, ``max/g``, and averages the pairs' differences per seed: the
@@ -88,6 +88,14 @@ GENERALISES = "max/r-LSE generalises to 50 particles better than max/max"
 DROPS = "max/max loses more accuracy from 1,000 to 50 particles than max/r-LSE"
 
 
+def _twins(columns: Sequence[str]) -> list[tuple[str, str]]:
+    """Each column with learnable equivariant layers beside its twin with max ones and the same final
+    aggregation, ``(max/g, e/g)``: within a seed the two runs of a pair are exchangeable under the null,
+    so d_s is symmetric about 0 (the means of two groups of unequal size, 6 and 4 columns, are not)."""
+    return [(f"max/{final}", spec) for spec in columns for equivariant, final in [sf.parse_spec(spec)]
+            if equivariant != "max" and f"max/{final}" in columns]
+
+
 def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper") -> list[Claim]:
     """The claims of Section 4.3 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
     ``paper`` (``results/paper-results.json``) each claim quotes the paper's Table 2 numbers and
@@ -100,11 +108,7 @@ def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, var
     gap_of = claim_gaps(results, protocol_differences, CLAIM_AXES)
     lse_column = variant_spec("max/r-lse", variant)
     learnable_final = [s for s in columns if sf.parse_spec(s)[1] != "max"]
-    # a column with learnable equivariant layers and its twin with max ones and the same final aggregation:
-    # within a seed the two runs of a pair are exchangeable under the null, so d_s is symmetric about 0 (the
-    # means of two groups of unequal size, 6 and 4 columns, are not)
-    twins = [(f"max/{final}", spec) for spec in columns for equivariant, final in [sf.parse_spec(spec)]
-             if equivariant != "max" and f"max/{final}" in columns]
+    twins = _twins(columns)
 
     def quote(text: str) -> str:
         return f" (the paper's Table 2: {text.format_map(_Percent(theirs))})" if theirs else ""
@@ -165,7 +169,7 @@ def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, var
 def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None,
                         variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
     """The findings table of Section 4.3: the claims of every variant in ``variants``, one Holm
-    correction over them (:func:`~setfuncs.experiments.findings.judge`)."""
+    correction over them (:func:`~setfuncs.experiments.findings.judge.judge`)."""
     return judge([(v, c) for v in variants for c in pointcloud_claims(results, paper, v)])
 
 
@@ -175,7 +179,7 @@ def lme_against_lse(results: dict) -> list[dict]:
     Each of Table 2's columns with LSE is paired with its twin (:func:`~setfuncs.experiments.sweeps.lme_twin`,
     ``max/r-lse`` with ``max/r-lme``); at each size :math:`n` of Table 2, :math:`d_s = A_n(\text{twin})
     - A_n(\text{column})` for the runs of seed :math:`s`, tested two-sided and Holm-corrected over
-    every pair and size (:func:`~setfuncs.experiments.findings.compare_pairs`).
+    every pair and size (:func:`~setfuncs.experiments.findings.judge.compare_pairs`).
 
     One row per pair and size, keys ``spec, twin, n`` and those of ``compare_pairs`` (``seeds,
     estimate, low, high, p_value, adjusted, better``); a ValueError if a column has no usable run.

@@ -1,7 +1,9 @@
-"""The package's import structure: no module of ``setfuncs`` imports itself through others, the core
+"""The package's structure: no module of ``setfuncs`` imports itself through others, the core
 (``setfuncs/*.py``) imports nothing from ``setfuncs.experiments``, and no experiment package imports
-another. Every import statement counts, at module level or inside a function, since a deferred
-import is still an import circle.
+another (every import statement counts, at module level or inside a function, since a deferred
+import is still an import circle); the experiments layer is kept in small parts (no module over
+:data:`MOST_LINES` lines, no function over :data:`MOST_FUNCTION_LINES`); and the tests use the
+engine through its public names only.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ import setfuncs
 
 PACKAGE = Path(setfuncs.__file__).resolve().parent
 EXPERIMENTS = ("circle", "mixture", "pointcloud", "attention")
+#: The most lines of a module of ``setfuncs/experiments/``.
+MOST_LINES = 400
+#: The most lines of a function there (its signature, docstring and body).
+MOST_FUNCTION_LINES = 70
+TESTS = Path(__file__).resolve().parent
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -124,3 +131,65 @@ def test_no_experiment_package_imports_another(experiment: str) -> None:
                 for name, imports in graph.items() if name == own or name.startswith(own + ".")}
     assert len(crossing) > 5
     assert {name: found for name, found in crossing.items() if found} == {}
+
+
+def _too_long(path: Path) -> list[str]:
+    """What in ``path`` is over the limits: the module, or a function (nested ones included)."""
+    text = path.read_text(encoding="utf-8")
+    found = [f"{path.name}: {text.count(chr(10))} lines"] if text.count("\n") > MOST_LINES else []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = node.end_lineno - node.lineno + 1
+            if length > MOST_FUNCTION_LINES:
+                found.append(f"{path.name}:{node.lineno} {node.name}: {length} lines")
+    return found
+
+
+def test_the_size_check_finds_a_long_module_and_a_long_function(tmp_path: Path) -> None:
+    long = tmp_path / "long.py"
+    long.write_text("def f():\n" + "    x = 1\n" * MOST_FUNCTION_LINES + "\n" * MOST_LINES)
+    assert _too_long(long) == [f"long.py: {MOST_LINES + MOST_FUNCTION_LINES + 1} lines", "long.py:1 f: 71 lines"]
+
+
+def test_the_experiments_layer_is_in_small_parts() -> None:
+    found = [line for path in sorted((PACKAGE / "experiments").rglob("*.py")) for line in _too_long(path)]
+    assert found == []
+
+
+def _private_engine_names() -> set[str]:
+    """The engine's top-level names that begin with an underscore (functions, classes, constants)."""
+    names = set()
+    for path in (PACKAGE / "experiments" / "engine").glob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
+                       [t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else [])
+            names.update(n for n in targets if n.startswith("_") and not n.startswith("__"))
+    return names
+
+
+def _private_uses(path: Path, private: set[str]) -> list[str]:
+    """Where the test file ``path`` imports a private name from the engine, or reads or patches one of
+    ``private`` (as an attribute or by its name in a string, as ``monkeypatch.setattr`` takes it)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("setfuncs.experiments.engine"):
+            found += [f"{path.name}: imports {a.name}" for a in node.names if a.name.startswith("_")]
+        elif isinstance(node, ast.Attribute) and node.attr in private:
+            found.append(f"{path.name}:{node.lineno} .{node.attr}")
+        elif isinstance(node, ast.Constant) and node.value in private:
+            found.append(f"{path.name}:{node.lineno} {node.value!r}")
+    return found
+
+
+def test_the_private_name_check_finds_an_import_and_a_patch(tmp_path: Path) -> None:
+    test = tmp_path / "test_x.py"
+    test.write_text("from setfuncs.experiments.engine.submit import _hidden\n"
+                    "monkeypatch.setattr(sweep, '_helper', None)\n")
+    assert _private_uses(test, {"_helper"}) == ["test_x.py: imports _hidden", "test_x.py:2 '_helper'"]
+
+
+def test_the_tests_use_only_public_names_of_the_engine() -> None:
+    private = _private_engine_names()
+    found = [use for path in sorted(TESTS.glob("*.py")) if path.name != Path(__file__).name
+             for use in _private_uses(path, private)]
+    assert found == []
