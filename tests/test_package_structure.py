@@ -9,6 +9,7 @@ engine through its public names only.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,7 @@ def _imports(name: str, path: Path, package: bool, modules: dict) -> set[str]:
     return {m for m in found if m in modules}
 
 
+@lru_cache(maxsize=1)
 def _graph() -> dict[str, set[str]]:
     """Who imports whom, without the edges between a package and its own modules (importing a module
     runs its package's ``__init__``; a package may name its modules)."""
