@@ -583,6 +583,36 @@ def test_a_run_whose_workers_keep_dying_is_recorded_after_two_retries(tmp_path: 
     assert results["complete"] is False
 
 
+def test_a_result_lost_with_its_worker_is_waited_for_not_recorded_as_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job that finished on a worker killed before its result was fetched (another run's worker
+    death took it): Dask computes it again and the future's status is no longer ``finished``. The
+    submitter waits for the result and records the run, not a failure with no error (which a sweep
+    whose other run kept killing workers once recorded)."""
+    import distributed
+
+    class Lost:
+        status = "lost"
+
+        def result(self) -> list[dict]:
+            return [sweep_tasks.record("a", 0)]
+
+    class Client:
+        def nthreads(self) -> dict[str, int]:
+            return {"worker": 1}
+
+        def submit(self, wrapper, function, args, pure: bool, key: str) -> Lost:
+            return Lost()
+
+    class Completed(list):
+        def add(self, future: Lost) -> None:
+            self.append(future)
+
+    monkeypatch.setattr(distributed, "as_completed", Completed)
+    job = submit_module.Job(workers_module.run_task, sweep_tasks.record, ("a", 0), "a0",
+                            [sweep_tasks.Task("a", 0, ("a", 0))])
+    assert list(submit_module.Submitter(Client(), submit_module.deque([job]))) == [[sweep_tasks.record("a", 0)]]
+
+
 def test_ctrl_c_in_process_raises_sweep_interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     here: Engine) -> None:
     out = tmp_path / "p.json"

@@ -94,11 +94,18 @@ class Submitter:
         self.top_up()
         for future in self.completed:
             job, submitted = self.running.pop(future)
-            if future.status == "finished":
+            try:
+                # a result lost with its worker (killed after the job finished, before the result was
+                # fetched) is computed again: result() waits for it, where the future's status no longer
+                # says "finished" and the job would have been recorded as failed with no error
+                records = future.result()
+            except Exception:                        # the job raised, or its workers kept dying
+                records = [failure_of(task, future) for task in job.tasks]
+            else:
                 for spec in {task.spec for task in job.tasks}:
                     self.took[spec] = max(self.took.get(spec, 0.0), time.perf_counter() - submitted)
             self.top_up()
-            yield future.result() if future.status == "finished" else [failure_of(task, future) for task in job.tasks]
+            yield records
 
     def expected(self, job: Job) -> float:
         """Seconds ``job`` is expected to take: the longest a completed job of this sitting with one
