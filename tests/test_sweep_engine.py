@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
 import psutil
@@ -35,6 +36,7 @@ from setfuncs.experiments.engine import workers as workers_module
 from setfuncs.experiments.engine import DeviceError, Engine, SweepInterrupted, run_sweep
 from setfuncs.experiments.resultsfile import SweepFile, SweepFileError, SweepLocked, SweepWriteError, backup_path
 from setfuncs.experiments.strictjson import differences
+from setfuncs.experiments.tasks import Task
 from sweep_tasks import IDENTITY, header, tasks
 
 
@@ -609,8 +611,8 @@ def test_a_result_lost_with_its_worker_is_waited_for_not_recorded_as_failed(monk
 
     monkeypatch.setattr(distributed, "as_completed", Completed)
     job = submit_module.Job(workers_module.run_task, sweep_tasks.record, ("a", 0), "a0",
-                            [sweep_tasks.Task("a", 0, ("a", 0))])
-    assert list(submit_module.Submitter(Client(), submit_module.deque([job]))) == [[sweep_tasks.record("a", 0)]]
+                            [Task("a", 0, ("a", 0))])
+    assert list(submit_module.Submitter(Client(), deque([job]))) == [[sweep_tasks.record("a", 0)]]
 
 
 def test_ctrl_c_in_process_raises_sweep_interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
