@@ -113,16 +113,17 @@ $(TEX) &:
 # can then run side by side: the browser test mostly waits for pages and a kernel, XeLaTeX takes
 # one core (each log is printed whole when its step ends).
 test: setup /usr/bin/chromium $(TEX) unit notebooks
-	EXECUTED_OUTPUTS_REQUIRED=1 $(PY) -m pytest -q tests/test_executed_outputs.py
+	EXECUTED_OUTPUTS_REQUIRED=1 $(PY) -m pytest -q tests/test_executed_outputs.py tests/test_chapter_outputs.py
 	$(PY) scripts/seed_book_cache.py _build/.jupyter_cache book $(EXECUTED)/*.ipynb
 	$(JB) build . --all -W -n --keep-going
 	$(MAKE) -j 2 --output-sync=target browser pdf-checked
 
 # The browser and PDF tests run in `make test` once their book is built, not on an older build;
-# tests/test_executed_outputs.py once the chapters have run (no nan or inf they do not mean).
+# tests/test_executed_outputs.py and tests/test_chapter_outputs.py once the chapters have run (no nan or inf
+# they do not mean; every cell's output as its committed digest).
 unit: setup
 	$(PY) -m pytest -n 2 tests --ignore=tests/test_browser.py --ignore=tests/test_pdf.py \
-	  --ignore=tests/test_executed_outputs.py --durations=15
+	  --ignore=tests/test_executed_outputs.py --ignore=tests/test_chapter_outputs.py --durations=15
 
 notebooks: setup
 	rm -rf $(EXECUTED)

@@ -9,7 +9,7 @@ import sys
 MODULES = ["setfuncs.experiments.curves"] + [
     f"setfuncs.experiments.{experiment}.{name}" for experiment, names in {
         "circle": ("baseline", "draw", "figures", "medians", "reference"),
-        "mixture": ("accuracy", "figures", "inspect", "reference", "violins"),
+        "mixture": ("accuracy", "figures", "first_layer", "reference", "violins"),
         "pointcloud": ("agreement", "confusion", "costs", "figures"),
         "attention": ("by_size", "describe", "draw", "weights"),
     }.items() for name in names]

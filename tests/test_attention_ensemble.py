@@ -257,7 +257,7 @@ def test_a_gpu_like_sweep_writes_run_ones_records_and_resumes(tmp_path, monkeypa
     sweep adds only the seeds it lacks."""
     monkeypatch.setattr(Engine, "ensembles", property(lambda self: True))
     out, engine, specs = tmp_path / "attention.json", Engine(scheduler=in_process_scheduler), ["image", "r-lse"]
-    sweep(2, TINY, out, specs, DATA, engine, progress=False)
+    sweep(2, TINY, out, specs, DATA, engine=engine, progress=False)
     load_results(out)                                        # the schema the file is read with
     first = json.loads(out.read_text())
     assert first["complete"] and sorted((r["spec"], r["seed"]) for r in first["runs"]) == [
@@ -268,7 +268,7 @@ def test_a_gpu_like_sweep_writes_run_ones_records_and_resumes(tmp_path, monkeypa
         assert set(run) - {"ensemble", "worker", "provenance"} == keys and run["error"] is None
         assert run["ensemble"]["size"] == 2 and run["learning_curve"]["test"]["steps"] == [1, 2, 4, 5, 6]
         assert run["seconds_per_step"] == pytest.approx(run["train_seconds"] / TINY.steps)
-    sweep(3, TINY, out, specs, DATA, engine, progress=False)
+    sweep(3, TINY, out, specs, DATA, engine=engine, progress=False)
     second = json.loads(out.read_text())
     added = [r for r in second["runs"] if r["seed"] == 2]
     assert second["runs"][:4] == first["runs"] and len(second["runs"]) == 6

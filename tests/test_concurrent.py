@@ -157,7 +157,7 @@ def test_a_sweep_with_configurations_at_once_writes_the_same_runs(tmp_path: Path
     files = {}
     for concurrent in (1, 2):
         out = tmp_path / f"c{concurrent}.json"
-        circle.sweep(2, CIRCLE, out, specs, Engine(scheduler=in_process_scheduler, concurrent=concurrent),
+        circle.sweep(2, CIRCLE, out, specs, engine=Engine(scheduler=in_process_scheduler, concurrent=concurrent),
                      progress=False)
         files[concurrent] = json.loads(out.read_text())
     assert [s["concurrent"] for s in files[2]["sittings"]] == [2] and files[1]["sittings"][0]["concurrent"] == 1

@@ -113,7 +113,7 @@ def test_the_circle_sweep_trains_ensembles_on_the_gpu(tmp_path: Path) -> None:
     budget = circle.Budget("tiny", steps=30, batch=16, lr=1e-3, clip=1.0, hidden=16, equivariant_layers=1,
                            recurrent_steps=2, test_size=64, test_population_sizes=(20,))
     out = tmp_path / "c.json"
-    circle.sweep(3, budget, out, ["max/max", "r-lse/r-lse"], Engine(jobs=1, device="cuda"), progress=False)
+    circle.sweep(3, budget, out, ["max/max", "r-lse/r-lse"], engine=Engine(jobs=1, device="cuda"), progress=False)
     results = json.loads(out.read_text())
     assert results["complete"] and len(results["runs"]) == 6
     for run in results["runs"]:
@@ -155,7 +155,7 @@ def test_the_circle_sweep_trains_configurations_at_once_on_the_gpu(tmp_path: Pat
                            recurrent_steps=2, test_size=64, test_population_sizes=(20,))
     out = tmp_path / "c.json"
     specs = ["max/max", "r-lse/r-lse", "mean/r-max"]
-    circle.sweep(2, budget, out, specs, Engine(jobs=1, device="cuda", concurrent=2), progress=False)
+    circle.sweep(2, budget, out, specs, engine=Engine(jobs=1, device="cuda", concurrent=2), progress=False)
     results = json.loads(out.read_text())
     assert results["complete"] and len(results["runs"]) == 6 and results["sittings"][0]["concurrent"] == 2
     assert all(run["training"]["graphed_steps"] == budget.steps - WARMUP_STEPS for run in results["runs"])

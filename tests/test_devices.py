@@ -117,7 +117,7 @@ def test_the_circle_sweep_records_its_device(tmp_path: Path, in_process_schedule
     budget = circle.Budget("tiny", steps=6, batch=4, lr=1e-3, clip=1.0, hidden=4, equivariant_layers=1,
                            recurrent_steps=2, test_size=8, test_population_sizes=(20,))
     out = tmp_path / "c.json"
-    circle.sweep(1, budget, out, ["max/r-lse"], Engine(scheduler=in_process_scheduler, device="cpu"), progress=False)
+    circle.sweep(1, budget, out, ["max/r-lse"], engine=Engine(scheduler=in_process_scheduler, device="cpu"), progress=False)
     run = json.loads(out.read_text())["runs"][0]
     assert run["training"] == {"device": "cpu", "graphed_steps": 0, "graph_fallback": None}
     assert run["provenance"]["device"] == "cpu"

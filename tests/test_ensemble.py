@@ -207,12 +207,12 @@ def test_the_sweep_engine_trains_each_configuration_as_one_ensemble(tmp_path, mo
                            recurrent_steps=2, test_size=8, test_population_sizes=(20,))
     out = tmp_path / "c.json"
     engine = Engine(scheduler=in_process_scheduler)
-    circle.sweep(2, budget, out, ["max/max", "r-lse/r-max"], engine, progress=False)
+    circle.sweep(2, budget, out, ["max/max", "r-lse/r-max"], engine=engine, progress=False)
     first = json.loads(out.read_text())
     assert first["complete"] and sorted((r["spec"], r["seed"]) for r in first["runs"]) == [
         ("max/max", 0), ("max/max", 1), ("r-lse/r-max", 0), ("r-lse/r-max", 1)]
     assert all(r["ensemble"]["size"] == 2 for r in first["runs"])
-    circle.sweep(3, budget, out, ["max/max", "r-lse/r-max"], engine, progress=False)
+    circle.sweep(3, budget, out, ["max/max", "r-lse/r-max"], engine=engine, progress=False)
     second = json.loads(out.read_text())
     added = [r for r in second["runs"] if r["seed"] == 2]
     assert len(second["runs"]) == 6 and second["runs"][:4] == first["runs"]

@@ -18,7 +18,7 @@ from setfuncs.experiments import mixture
 from setfuncs.experiments.mixture.accuracy import accuracy_against_metric
 from setfuncs.experiments.mixture.figures import (draw_preactivations, plot_by_population_size,
                                                   plot_estimator_curves, plot_populations)
-from setfuncs.experiments.mixture.inspect import first_layer_capture, initial_first_layer, saturated_share
+from setfuncs.experiments.mixture.first_layer import first_layer_capture, initial_first_layer, saturated_share
 from setfuncs.experiments.mixture.reference import compare_with_sklearn
 from setfuncs.experiments.mixture.violins import plot_violins, violin_groups, violin_table
 from setfuncs.experiments.sweeps import all_configurations, spec_of

@@ -100,11 +100,11 @@ def test_a_gpu_sweep_trains_the_seeds_of_a_configuration_as_one_ensemble(tmp_pat
     out = tmp_path / "m.json"
     with monkeypatch.context() as patched:
         patched.setattr(Engine, "ensembles", property(lambda self: True))
-        sweep(2, TINY, out, ["r-mean/mean"], Engine(scheduler=in_process_scheduler), progress=False)
+        sweep(2, TINY, out, ["r-mean/mean"], engine=Engine(scheduler=in_process_scheduler), progress=False)
     first = json.loads(out.read_text())
     assert first["complete"] and [(r["seed"], r["ensemble"]["size"]) for r in first["runs"]] == [(0, 2), (1, 2)]
     assert all(len(r["learning_curve"]["test"]["values"]) > 1 for r in first["runs"])
-    sweep(3, TINY, out, ["r-mean/mean"], Engine(scheduler=in_process_scheduler), progress=False)
+    sweep(3, TINY, out, ["r-mean/mean"], engine=Engine(scheduler=in_process_scheduler), progress=False)
     second = json.loads(out.read_text())
     assert second["runs"][:2] == first["runs"] and [r["seed"] for r in second["runs"]] == [0, 1, 2]
     assert "ensemble" not in second["runs"][2]

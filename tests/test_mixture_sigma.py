@@ -21,7 +21,8 @@ from setfuncs.experiments.mixture.data import (COMPONENT_STD, mixture_batch, mix
 from setfuncs.experiments.mixture.data import test_populations as fixed_test_set       # not a test
 from setfuncs.experiments.mixture.sensitivity import (PROBE, QUANTITIES, RESULTS_NAME, SIGMAS, em_comparison,
                                                       load_sensitivity, run_values, seeds_needed, sensitivity_table)
-from setfuncs.experiments.mixture.sweep import Budget, evaluate_metric, train_model
+from setfuncs.experiments.mixture.budget import Budget
+from setfuncs.experiments.mixture.sweep import evaluate_metric, train_model
 from setfuncs.experiments.paired import smallest_p_value
 from setfuncs.experiments.results import results_file
 from setfuncs.experiments.sweeps import TEST_SEED, TRAIN_SEED

@@ -185,13 +185,13 @@ def test_a_gpu_sweep_trains_each_columns_seeds_as_one_ensemble(tmp_path, monkeyp
     columns = ["max/max", "r-lse/r-lse"]
     with monkeypatch.context() as patched:
         patched.setattr(Engine, "ensembles", property(lambda self: True))
-        sweep(2, TINY, out, columns, Data(), Engine(scheduler=in_process_scheduler), progress=False)
+        sweep(2, TINY, out, columns, Data(), engine=Engine(scheduler=in_process_scheduler), progress=False)
     first = check_results(json.loads(out.read_text()), out, RUN_SCHEMA)
     assert first["complete"] and len(first["runs"]) == 4
     assert {(r["spec"], r["seed"], r["ensemble"]["size"], r["error"]) for r in first["runs"]} == \
         {(spec, seed, 2, None) for spec in columns for seed in (0, 1)}
     assert all(len(r["learning_curve"]["test"]["values"]) == 5 for r in first["runs"])
-    sweep(3, TINY, out, columns, Data(), Engine(scheduler=in_process_scheduler), progress=False)
+    sweep(3, TINY, out, columns, Data(), engine=Engine(scheduler=in_process_scheduler), progress=False)
     second = check_results(json.loads(out.read_text()), out, RUN_SCHEMA)
     assert second["runs"][:4] == first["runs"]
     assert sorted((r["spec"], r["seed"]) for r in second["runs"][4:]) == [(spec, 2) for spec in columns]

@@ -19,7 +19,7 @@ from setfuncs.experiments.engine import Engine
 from setfuncs.experiments.pointcloud import (BUDGETS, FULL, MEDIUM, QUICK, Budget, Data, PointCloudClassifier,
                                              accuracy_curves, evaluation_sizes, format_table, load_results,
                                              milestones, paper_rows, points_per_test_cloud, pointcloud_table,
-                                             run_one, sweep, table2_tasks)
+                                             run_one, sweep, EXPERIMENT)
 from setfuncs.experiments.pointcloud.sweep import data_identity
 from setfuncs.experiments.pointcloud.__main__ import main
 from setfuncs.experiments.results import RESULTS_DIR
@@ -212,13 +212,13 @@ def test_a_modelnet_folder_of_less_than_one_batch_is_refused_up_front(tmp_path: 
                          f"training meshes), or use a budget whose batch is at most 6")
     assert "same command" not in line and not out.exists()
     with pytest.raises(ValueError, match="raise train_per_class to at least 3, or lower the batch to at most 24"):
-        sweep(1, replace(TINY, batch=32), tmp_path / "s.json", ["max/max"], Data(), Engine(jobs=1), progress=False)
+        sweep(1, replace(TINY, batch=32), tmp_path / "s.json", ["max/max"], Data(), engine=Engine(jobs=1), progress=False)
     assert not (tmp_path / "s.json").exists()
 
 
 def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     out = tmp_path / "sub" / "pointcloud.json"
-    sweep(1, TINY, out, ["max/max", "r-sum/r-sum"], Data(), Engine(jobs=1), progress=False)
+    sweep(1, TINY, out, ["max/max", "r-sum/r-sum"], Data(), engine=Engine(jobs=1), progress=False)
     results = json.loads(out.read_text())
     for key in ("command", "cwd", "budget", "budget_parameters", "seeds", "versions", "hardware", "started",
                 "finished", "wall_seconds", "configurations", "seed_scheme", "data", "preprocessing", "model",
@@ -252,8 +252,8 @@ def test_sweep_writes_results_with_provenance(tmp_path: Path) -> None:
     assert [c["sizes"] for c in accuracy_curves(results)] == [[10, 50, 60, 100, 1000]] * 2
 
 
-def test_table2_tasks_and_sweep_refusals(tmp_path: Path) -> None:
-    specs, tasks = table2_tasks(2, TINY, Data())
+def test_tasks_and_sweep_refusals(tmp_path: Path) -> None:
+    specs, tasks = EXPERIMENT.tasks(2, TINY, None, Data())
     assert specs == [*sf.TABLE2_SPECS, "max/r-lme", "r-lme/r-lme"] and len(tasks) == 24
     assert [t.seed for t in tasks] == [0] * 12 + [1] * 12 and tasks[0].args == ("max/max", 0, TINY, Data(), False, "cpu")
     with pytest.raises(ValueError, match="unknown or no configurations"):

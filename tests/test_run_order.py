@@ -25,12 +25,12 @@ from setfuncs.experiments.circle.__main__ import main as circle_main
 from setfuncs.experiments.circle.medians import lowest_counts, median_grids
 from setfuncs.experiments.mixture.__main__ import main as mixture_main
 from setfuncs.experiments.mixture.accuracy import accuracy_against_metric
-from setfuncs.experiments.mixture.findings import metric_by_run
+from setfuncs.experiments.mixture.metric import metric_by_run
 from setfuncs.experiments.mixture.sensitivity import RESULTS_NAME, load_sensitivity, sensitivity_table
 from setfuncs.experiments.mixture.violins import violin_groups, violin_table
 from setfuncs.experiments.pointcloud.__main__ import main as pointcloud_main
 from setfuncs.experiments.pointcloud.costs import cost_table, throughput_spread
-from setfuncs.experiments.pointcloud.findings import accuracy_by_run
+from setfuncs.experiments.pointcloud.metric import accuracy_by_run
 from setfuncs.experiments.results import results_file, sorted_runs
 
 PAPER = results_file("paper-results.json")

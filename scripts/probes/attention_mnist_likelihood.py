@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 
+from _counting import counting
 from _header import print_rows
 
 SIGMAS = (0.3, 0.4, 0.45, 0.5)
@@ -23,15 +24,11 @@ SPECS = ("image", "mean")
 
 
 def one(job: tuple[str, float]) -> str:
-    import numpy as np
     import torch
 
     from setfuncs.experiments.attention import QUICK, Data
-    from setfuncs.experiments.attention.evaluate import box_iou
-    from setfuncs.experiments.attention.particles import sample_particles
     from setfuncs.experiments.attention.sweep import evaluate_run, load_data
     from setfuncs.experiments.attention.train import make_air, train_air
-    from setfuncs.experiments.attention.transformer import where_to_boxes
     from setfuncs.experiments.sweeps import TRAIN_SEED
 
     torch.set_num_threads(1)
@@ -44,25 +41,10 @@ def one(job: tuple[str, float]) -> str:
     train_air(model, train.images, QUICK, TRAIN_SEED)
     model.eval()
     run = evaluate_run(model, spec, QUICK, test)
-    images = torch.as_tensor(test.images)
-    particles = (sample_particles(images, QUICK.particles, torch.Generator().manual_seed(0))
-                 if model.reads_particles else None)
-    with torch.no_grad():
-        inference = model.infer(images, particles)
-        _, q = model.elbo(images, particles, inference)
-        means = torch.cat([torch.zeros_like(images).unsqueeze(1), inference.placed.cumsum(1)], 1)
-        residual = ((images.unsqueeze(1) - means) ** 2).flatten(2).sum(-1).numpy()
-    counts = q.argmax(1).numpy()
-    confusion = np.zeros((3, 4), dtype=int)
-    np.add.at(confusion, (test.counts, counts), 1)
-    one_digit = np.flatnonzero(test.counts == 1)
-    boxes = where_to_boxes(inference.where_mean[:, 0], model.canvas_size).numpy()
-    iou = np.mean([box_iou(boxes[i][None], test.boxes[i, 0][None]).item() for i in one_digit])
-    rows = " / ".join(" ".join(f"{v:>2}" for v in row) for row in confusion)
-    sse = " ".join(f"{v:5.1f}" for v in residual[one_digit].mean(0))
+    found = counting(model, test, QUICK)
     return (f"{spec:<6} {sigma:>5.2f} {run['count_accuracy']:>9.1%} {run['count_baseline']:>9.1%} "
             f"{run['failed']!s:>7}  "
-            f"{rows:<38} {sse:<24} {iou:>6.2f} {time.perf_counter() - start:>6.0f}")
+            f"{found.confusion:<38} {found.residual:<24} {found.iou:>6.2f} {time.perf_counter() - start:>6.0f}")
 
 
 def main() -> None:

@@ -38,8 +38,8 @@ from _header import print_header
 from setfuncs.experiments.mixture.data import SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, test_populations
 from setfuncs.experiments.mixture.em import em_smaller_weight
 from setfuncs.experiments.mixture.sensitivity import PROBE, RESULTS_NAME, SIGMAS
-from setfuncs.experiments.mixture.sweep import (BUDGETS, RUN_SCHEMA, Budget, evaluate_run, provenance,
-                                                test_checkpoints, train_model)
+from setfuncs.experiments.mixture.budget import BUDGETS, Budget
+from setfuncs.experiments.mixture.sweep import RUN_SCHEMA, evaluate_run, provenance, test_checkpoints, train_model
 from setfuncs.experiments.protocol import run_protocol
 from setfuncs.experiments.results import RESULTS_DIR
 from setfuncs.experiments.strictjson import replace_non_finite

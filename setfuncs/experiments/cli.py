@@ -17,22 +17,20 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from .engine import ClusterError, DeviceError, Engine, SweepInterrupted
+from .experiment import Experiment
 from .findings import VARIANT_TITLES, Finding, format_findings
 from .results import load_paper
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
-from .sweeps import all_configurations, spec_of
 from .tasks import MAX_RUNS
 
-__all__ = ["SPECS", "TIME_LIMIT_STATUS", "MAX_TIME_LIMIT", "SCHEDULER", "parse_positive_int", "parse_runs",
+__all__ = ["PAPER_HELP", "TIME_LIMIT_STATUS", "MAX_TIME_LIMIT", "SCHEDULER", "parse_positive_int", "parse_runs",
            "parse_scheduler", "parse_duration", "existing_file", "results_path",
            "add_sweep_command", "add_bootstrap_arguments", "engine_of", "run_sweep_command", "load_checked", "print_findings",
            "SweepCommand", "TableCommand", "CommandLine"]
 
-#: The 56 model specs a circle or mixture sweep can run: the paper's 36 and the 20 with log-mean-exp.
-SPECS = [spec_of(*c) for c in all_configurations()]
 
 
 def parse_positive_int(text: str) -> int:
@@ -121,14 +119,14 @@ def results_path(text: str) -> Path:
 
 
 def add_sweep_command(commands: argparse._SubParsersAction, what: str, budgets: list[str],
-                      budget_help: str, runs_help: str, specs: Sequence[str] = tuple(SPECS)
+                      budget_help: str, runs_help: str, specs: Sequence[str]
                       ) -> argparse.ArgumentParser:
     """Add the ``sweep`` subcommand: ``--budget --runs --out --configurations``, where the runs train
     (``--jobs --scheduler --device --concurrent --dashboard``), ``--restart`` and ``--no-progress``.
 
     ``what`` says what a run does besides training (e.g. "score each against EM"), inserted into
-    the description; ``specs`` are the model specs ``--configurations`` accepts (default: the 56
-    of :data:`SPECS`; the point-cloud sweep passes Table 2's ten).
+    the description; ``specs`` are the model specs ``--configurations`` accepts (the experiment's
+    configurations: the 56 of the circle and mixture grids, Table 2's columns, the localisers).
     """
     run = commands.add_parser(
         "sweep", help="train every configuration RUNS times and write one JSON results file",
@@ -266,33 +264,32 @@ def _no_arguments(command: argparse.ArgumentParser) -> None:
     """A subcommand with no arguments of the experiment's own."""
 
 
-def _no_data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple:
-    """A sweep that reads no data set: nothing is passed between ``configurations`` and ``engine``."""
-    return ()
+def _no_data(args: argparse.Namespace, command: argparse.ArgumentParser) -> None:
+    """A sweep that reads no data set."""
+    return None
+
+
+#: ``--paper``'s help, the same for every experiment.
+PAPER_HELP = "results/paper-results.json (the paper's numbers), to test its findings and print its rows beside ours"
 
 
 @dataclass(frozen=True)
 class SweepCommand:
-    """An experiment's ``sweep`` subcommand.
+    """The texts and own arguments of an experiment's ``sweep`` subcommand (its budgets and configurations
+    are the experiment's).
 
     Attributes:
-        sweep: the experiment's ``sweep(runs, budget, out, configurations, *data, engine, restart,
-            progress=...)``.
-        budgets: its budgets by name (``--budget`` accepts the names, sorted).
-        what, budget_help, runs_help, specs: :func:`add_sweep_command`'s.
+        what, budget_help: :func:`add_sweep_command`'s; runs_help: ``--runs``'s.
         arguments: adds the experiment's own arguments (e.g. ``--data``) after the shared ones.
-        data: the arguments ``sweep`` takes between ``configurations`` and ``engine`` (e.g. its
-            ``Data``), from the parsed arguments; a usage error through the parser if they do not fit.
+        data: the data set of the parsed arguments (None: the experiment's default, or none); a usage
+            error through the parser if they do not fit.
     """
 
-    sweep: Callable[..., dict]
-    budgets: Mapping[str, Any]
     what: str
     budget_help: str
-    runs_help: str
-    specs: Sequence[str] = tuple(SPECS)
+    runs_help: str = "runs (seeds) per configuration"
     arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
-    data: Callable[[argparse.Namespace, argparse.ArgumentParser], tuple] = _no_data
+    data: Callable[[argparse.Namespace, argparse.ArgumentParser], Any] = _no_data
 
 
 @dataclass(frozen=True)
@@ -300,45 +297,46 @@ class TableCommand:
     """An experiment's ``table`` subcommand: ``table RESULTS [--paper PAPER]`` and its own arguments.
 
     Attributes:
-        load: the experiment's ``load_results``.
-        show: prints the tables of the loaded results, given the parsed arguments.
+        show: prints the tables of the loaded results (the experiment's ``load_results``), given the
+            parsed arguments.
         help, description: the subcommand's texts; paper_help: ``--paper``'s.
         aliases: its other names (e.g. ``("summary",)``).
         arguments: adds the experiment's own arguments after ``--paper``.
     """
 
-    load: Callable[[Path], dict]
     show: Callable[[dict, argparse.Namespace], None]
     help: str
     description: str
-    paper_help: str
+    paper_help: str = PAPER_HELP
     aliases: Sequence[str] = ("summary",)
     arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
 
 
 @dataclass(frozen=True)
 class CommandLine:
-    """The command line of one experiment, ``python -m MODULE {sweep,table}``.
+    """The command line of one experiment, ``python -m PACKAGE {sweep,table}``.
 
     Attributes:
-        module: the experiment's package, e.g. ``"setfuncs.experiments.circle"``.
+        experiment: the experiment (:class:`~setfuncs.experiments.experiment.Experiment`): its package,
+            budgets, configurations, sweep and results file.
         description: what the program does.
         sweep, table: its two subcommands.
     """
 
-    module: str
+    experiment: Experiment
     description: str
     sweep: SweepCommand
     table: TableCommand
 
     def parser(self) -> argparse.ArgumentParser:
         """The ``sweep`` and ``table`` subcommands (with the table's aliases)."""
-        main = argparse.ArgumentParser(prog=f"python -m {self.module}", description=self.description)
+        experiment = self.experiment
+        main = argparse.ArgumentParser(prog=f"python -m {experiment.package}", description=self.description)
         names = ",".join(["sweep", "table", *self.table.aliases])
         commands = main.add_subparsers(dest="command", required=True, metavar=f"{{{names}}}")
         sweep = self.sweep
-        run = add_sweep_command(commands, sweep.what, sorted(sweep.budgets), budget_help=sweep.budget_help,
-                                runs_help=sweep.runs_help, specs=sweep.specs)
+        run = add_sweep_command(commands, sweep.what, sorted(experiment.budgets), budget_help=sweep.budget_help,
+                                runs_help=sweep.runs_help, specs=experiment.configurations)
         sweep.arguments(run)
         table = self.table
         show = commands.add_parser("table", aliases=list(table.aliases), help=table.help,
@@ -357,9 +355,11 @@ class CommandLine:
         args = main_parser.parse_args(argv)
         if args.command == "sweep":
             data, engine = self.sweep.data(args, main_parser), engine_of(args, main_parser)
-            run_sweep_command(lambda: self.sweep.sweep(args.runs, self.sweep.budgets[args.budget], args.out,
-                                                       args.configurations, *data, engine, args.restart,
-                                                       progress=not args.no_progress), args.out)
+            experiment = self.experiment
+            run_sweep_command(lambda: experiment.sweep(args.runs, experiment.budgets[args.budget], args.out,
+                                                       args.configurations, data, engine=engine,
+                                                       restart=args.restart, progress=not args.no_progress),
+                              args.out)
             return
         self.show_table(args)
 
@@ -371,7 +371,7 @@ class CommandLine:
         try:
             if args.paper is not None:
                 load_paper(args.paper)
-            results = load_checked(self.table.load, args.results)
+            results = load_checked(self.experiment.load_results, args.results)
         except ValueError as err:
             print(f"error: {err}", file=sys.stderr)
             sys.exit(2)

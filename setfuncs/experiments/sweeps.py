@@ -1,18 +1,19 @@
 """What every experiment's sweep shares: the configurations, budgets, seeds, training of one
 configuration, and the tasks of a sweep, seed by seed.
 
-An experiment module supplies ``run_one(*task.args) -> dict`` (a module-level function, so Dask
-workers can import it) and its own provenance fields; :func:`setfuncs.experiments.engine.sweep.run_sweep`
-runs the :class:`~setfuncs.experiments.tasks.Task` list on a Dask cluster and writes the results file.
-The circle and mixture sweeps pass :func:`configuration_tasks`, the point-cloud and attention sweeps
-build theirs with :func:`~setfuncs.experiments.tasks.data_tasks`.
+An experiment (:class:`~setfuncs.experiments.experiment.Experiment`) supplies ``run_one(*task.args) -> dict``
+(a module-level function, so Dask workers can import it) and its own provenance fields;
+:func:`setfuncs.experiments.engine.sweep.run_sweep` runs the :class:`~setfuncs.experiments.tasks.Task` list
+on a Dask cluster and writes the results file. The circle and mixture experiments run the paper's grid,
+one :class:`GridRun` per task (:func:`configuration_tasks`); the point-cloud and attention experiments one
+:class:`~setfuncs.experiments.tasks.DataRun` per task.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import torch
 from torch import Tensor, nn
@@ -27,8 +28,8 @@ from .protocol import (Checkpoints, checkpoint_arguments, ensemble_checkpoint_ar
 from .tasks import Task, seed_by_seed
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "TrainingBudget",
-           "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
-           "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble", "configuration_tasks"]
+           "GRID", "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
+           "GridRun", "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble", "configuration_tasks"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -134,6 +135,39 @@ def spec_of(setting: str, equivariant: str, final: str) -> str:
     return f"{'r-' if recurrent_e else ''}{equivariant}/{'r-' if recurrent_f else ''}{final}"
 
 
+class GridRun(NamedTuple):
+    """The arguments of ``run_one`` of an experiment on the paper's grid of configurations (circle,
+    mixture): ``run_one(setting, equivariant, final, seed, budget, progress, device)``."""
+
+    setting: str
+    equivariant: str
+    final: str
+    seed: int
+    budget: Any
+    progress: bool = False
+    device: str = "cpu"
+
+    @property
+    def spec(self) -> str:
+        """The model spec, :func:`spec_of` the configuration."""
+        return spec_of(self.setting, self.equivariant, self.final)
+
+    @classmethod
+    def of(cls, spec: str, seed: int, budget: Any, data: None = None, device: str = "cpu") -> "GridRun":
+        """The run of configuration ``spec`` (one of :func:`all_configurations`' specs) with ``seed``; a grid
+        experiment reads no data set (``data`` None)."""
+        if data is not None:
+            raise ValueError(f"a grid experiment draws its own populations and reads no data set, got {data!r}")
+        known = {spec_of(*c): c for c in all_configurations()}
+        if spec not in known:
+            raise ValueError(f"unknown configuration {spec!r}; choose among {list(known)}")
+        return cls(*known[spec], seed, budget, False, device)
+
+
+#: The specs of :func:`all_configurations`: what a circle or mixture sweep runs by default.
+GRID = tuple(spec_of(*c) for c in all_configurations())
+
+
 def make_deep_set(setting: str, equivariant: str, final: str, budget: TrainingBudget,
                   head_bias: Sequence[float]) -> DeepSet:
     """The Deep Set ``2 -> len(head_bias)`` of one configuration at ``budget``'s width, depth and
@@ -196,37 +230,36 @@ def run_record(setting: str, equivariant: str, final: str, seed: int) -> dict:
 def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
                                train: Callable[[list[int]], list[tuple[nn.Module, TrainingLog | FloatingPointError]]],
                                evaluate: Callable[[nn.Module], dict],
-                               checkpoints: Sequence[Checkpoints] | None = None, *, seed_at: int = 3,
-                               record: Callable[[tuple], dict] | None = None) -> list[dict]:
-    """An experiment's ``run_many``: the runs of ``tasks`` (``run_one``'s argument tuples, equal but for
-    the seed at position ``seed_at``) trained as one ensemble by ``train(seeds)`` and recorded one by
-    one (:func:`~setfuncs.experiments.protocol.record_outcome` with ``evaluate`` and each seed's
-    ``checkpoints``). ``record(args)`` names a run in its record; the default, for ``run_one(setting,
-    equivariant, final, seed, budget, progress, device)``, is :func:`run_record`. ``train_seconds`` of
-    each record is the ensemble's training time divided by its size; ``ensemble`` gives the size and
-    the whole time."""
+                               checkpoints: Sequence[Checkpoints] | None = None,
+                               record: Callable[[Any], dict] | None = None) -> list[dict]:
+    """An experiment's ``run_many``: the runs of ``tasks`` (typed runs, :class:`GridRun` or
+    :class:`~setfuncs.experiments.tasks.DataRun`, equal but for their ``seed``) trained as one ensemble by
+    ``train(seeds)`` and recorded one by one (:func:`~setfuncs.experiments.protocol.record_outcome` with
+    ``evaluate`` and each seed's ``checkpoints``). ``record(run)`` names a run in its record; the default,
+    for a :class:`GridRun`, is :func:`run_record`. ``train_seconds`` of each record is the ensemble's
+    training time divided by its size; ``ensemble`` gives the size and the whole time."""
     if not tasks:
         raise ValueError("run_configuration_ensemble needs at least one task")
-    seeds = [args[seed_at] for args in tasks]
-    rest = [args[:seed_at] + args[seed_at + 1:] for args in tasks]
-    if any(other != rest[0] for other in rest):
+    seeds = [run.seed for run in tasks]
+    if any(run._replace(seed=0) != tasks[0]._replace(seed=0) for run in tasks):
         raise ValueError("run_ensemble: every task must be the same configuration, budget and device")
-    name = record or (lambda args: run_record(*args[:3], args[3]))
+    name = record or (lambda run: run_record(run.setting, run.equivariant, run.final, run.seed))
     start = time.perf_counter()
     trained = train(seeds)
     seconds = time.perf_counter() - start
     ensemble = {"size": len(seeds), "train_seconds": seconds}
-    return [record_outcome({**name(args), "ensemble": ensemble}, schema,
+    return [record_outcome({**name(run), "ensemble": ensemble}, schema,
                            log if isinstance(log, FloatingPointError) else (model, log),   # a diverged seed: its error
                            seconds / len(seeds), evaluate, None if checkpoints is None else checkpoints[i])
-            for i, (args, (model, log)) in enumerate(zip(tasks, trained))]
+            for i, (run, (model, log)) in enumerate(zip(tasks, trained))]
 
 
-def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None,
-                        extra: tuple = ()) -> tuple[list[str], list[Task]]:
-    """The model specs to run and their tasks ``(setting, equivariant, final, seed, budget, *extra)``,
-    seed by seed (:func:`~setfuncs.experiments.tasks.seed_by_seed`). ``configurations``: specs such as ``"r-lse/max"``; None: all
-    56 of :func:`all_configurations` (the paper's 36 and the 20 with log-mean-exp)."""
-    known = {spec_of(*c): c for c in all_configurations()}
-    return seed_by_seed(runs, list(known) if configurations is None else configurations, list(known),
-                        lambda spec, seed: (*known[spec], seed, budget, *extra))
+def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None, data: None = None,
+                        device: str = "cpu") -> tuple[list[str], list[Task]]:
+    """The model specs to run and their tasks, a :class:`GridRun` ``(setting, equivariant, final, seed,
+    budget, False, device)`` each, seed by seed (:func:`~setfuncs.experiments.tasks.seed_by_seed`).
+    ``configurations``: specs such as ``"r-lse/max"``; None: all 56 of :func:`all_configurations` (the
+    paper's 36 and the 20 with log-mean-exp). A grid experiment reads no data set (``data`` None)."""
+    known = list(GRID)
+    return seed_by_seed(runs, known if configurations is None else configurations, known,
+                        lambda spec, seed: GridRun.of(spec, seed, budget, data, device))

@@ -14,12 +14,13 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from setfuncs.population import check_sizes
 
-__all__ = ["Task", "MAX_RUNS", "positive_int", "seed_by_seed", "data_tasks"]
+__all__ = ["Task", "DataRun", "MAX_RUNS", "positive_int", "seed_by_seed"]
 
 
 class Task(NamedTuple):
     """One run of a sweep: the model ``spec`` (e.g. ``"r-lse/max"``), the ``seed``, and the arguments
-    of the experiment's ``run_one``."""
+    of the experiment's ``run_one``: its typed run (:class:`DataRun`, or
+    :class:`~setfuncs.experiments.sweeps.GridRun`), a NamedTuple, so ``run_one(*task.args)``."""
 
     spec: str
     seed: int
@@ -29,6 +30,23 @@ class Task(NamedTuple):
     def key(self) -> tuple[str, int]:
         """``(spec, seed)``: what a results file records of a run, and what a resumed sweep skips."""
         return self.spec, self.seed
+
+
+class DataRun(NamedTuple):
+    """The arguments of ``run_one`` of an experiment that reads a data set (point clouds, attention):
+    ``run_one(spec, seed, budget, data, progress, device)``."""
+
+    spec: str
+    seed: int
+    budget: Any
+    data: Any
+    progress: bool = False
+    device: str = "cpu"
+
+    @classmethod
+    def of(cls, spec: str, seed: int, budget: Any, data: Any, device: str = "cpu") -> "DataRun":
+        """The run of ``spec`` with ``seed`` on ``data`` (no progress bar)."""
+        return cls(spec, seed, budget, data, False, device)
 
 
 #: The most seeds per configuration a sweep plans (``--runs``; its tasks are built before any runs).
@@ -56,12 +74,3 @@ def seed_by_seed(runs: int, specs: Sequence[str], known: Sequence[str], args: Ca
     if unknown or not specs:
         raise ValueError(f"unknown or no configurations {unknown}; choose among {list(known)}")
     return specs, [Task(spec, seed, args(spec, seed)) for seed in range(runs) for spec in specs]
-
-
-def data_tasks(runs: int, budget: Any, data: Any, known: Sequence[str], specs: Sequence[str] | None = None,
-               device: str = "cpu") -> tuple[list[str], list[Task]]:
-    """The specs to run (``specs``, a subset of ``known``; None: all of ``known``) and their tasks
-    ``(spec, seed, budget, data, False, device)``, seed by seed (:func:`seed_by_seed`): the tasks of
-    an experiment whose ``run_one(spec, seed, budget, data, progress, device)`` reads a data set."""
-    return seed_by_seed(runs, known if specs is None else specs, known,
-                        lambda spec, seed: (spec, seed, budget, data, False, device))

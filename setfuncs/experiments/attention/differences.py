@@ -65,7 +65,7 @@ AXES = ("data", "canvas size", "steps", "batch", "widths", "glimpse size", "z_wh
         "test population sizes", "optimiser and learning rate", "gradient clipping",
         "readout of recurrent aggregations", "equivariant layers", "seeds")
 #: The axes each of the chapter's three claims depends on (the reasoning is in the module docstring),
-#: keyed by the claims of :func:`~setfuncs.experiments.attention.findings.attention_findings`.
+#: keyed by the claims of :meth:`~setfuncs.experiments.experiment.Experiment.findings`.
 CLAIM_AXES = {
     "set localiser on par with the image localiser": (
         "data", "canvas size", "steps", "batch", "widths", "training particles", "optimiser and learning rate",

@@ -34,15 +34,16 @@ from typing import Sequence
 import numpy as np
 
 from ..differences import claim_gaps
-from ..findings import Claim, Comparison, Finding, judge
+from ..findings import Claim, Comparison, Finding
 from ..results import load_paper
 from ..sweeps import variant_spec
 from .differences import CLAIM_AXES, protocol_differences
 from .localisers import IMAGE
+from .metric import per_seed
 from .sweep import PAPER_SET_SPECS
 from .table import LEARNABLE, usable_runs
 
-__all__ = ["ON_PAR_NATS", "WEIGHT_RATIO", "variant_specs", "attention_claims", "attention_findings"]
+__all__ = ["ON_PAR_NATS", "WEIGHT_RATIO", "variant_specs", "attention_claims", "counted_weights"]
 
 #: How far below the image localiser (nats per canvas) a set localiser may be and still count as on par.
 ON_PAR_NATS = 1.0
@@ -55,43 +56,68 @@ def variant_specs(variant: str = "paper") -> list[str]:
     return [variant_spec(s, variant) for s in PAPER_SET_SPECS]
 
 
-def _per_seed(runs: list[dict], value) -> dict[int, float]:
-    return {r["seed"]: float(value(r)) for r in runs}
+def _words(paper: str | os.PathLike | None) -> list[str]:
+    """The three claims' words: the paper's (``results/paper-results.json``), or short ones."""
+    return (list(load_paper(paper)["spatial_attention"]["findings"]) if paper is not None else
+            ["set localiser on par with the image localiser", "learnable aggregations improve monotonically",
+             "bounding boxes tighten"])
 
 
-def attention_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper"
-                     ) -> tuple[list[Claim], dict]:
-    """The tested claims of Section 4.4 on ``results`` for ``variant`` and the counted weights
-    (``{"claim", "key", "measure", "ratio", "localiser"}``); with ``paper`` (``results/paper-results.json``)
-    the claims are the paper's words."""
-    words = (list(load_paper(paper)["spatial_attention"]["findings"]) if paper is not None else
-             ["set localiser on par with the image localiser", "learnable aggregations improve monotonically",
-              "bounding boxes tighten"])
-    params = results["budget_parameters"]
-    train, sizes = str(params["particles"]), sorted(int(n) for n in params["eval_sizes"])
-    steps = [f"{a}->{b}" for a, b in zip(sizes[:-1], sizes[1:])]
-    specs = variant_specs(variant)
-    gap_of = claim_gaps(results, protocol_differences, CLAIM_AXES)
+def _usable(results: dict, specs: Sequence[str]) -> dict[str, list[dict]]:
+    """The usable runs of the image localiser and of every spec; a ValueError if one has none."""
     runs = {}
     for spec in [IMAGE, *specs]:
         runs[spec] = usable_runs(results, spec)[0]
         if not runs[spec]:
             raise ValueError(f"the findings need usable runs of every localiser; {spec} has none")
-        if spec != IMAGE and any("elbo_gains" not in r for r in runs[spec]):
+    return runs
+
+
+def counted_weights(results: dict, paper: str | os.PathLike | None = None,
+                    variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
+    """The counted part of the first claim, "an order of magnitude fewer weights" (no test: ``seeds`` 0, no
+    p-value): the image localiser's weights over the largest set localiser's, reproduced at a ratio of
+    :data:`WEIGHT_RATIO`; one row per variant, or one row ``"both"`` where the variants count the same."""
+    rows = []
+    for variant in variants:
+        specs = variant_specs(variant)
+        runs = _usable(results, specs)
+        largest = max(specs, key=lambda s: runs[s][0]["localiser_parameters"])
+        ratio = runs[IMAGE][0]["localiser_parameters"] / runs[largest][0]["localiser_parameters"]
+        row = Finding(_words(paper)[0] + " (weights)", f"image localiser's weights / {largest}'s (the largest set "
+                      f"localiser)", ratio, np.nan, np.nan, 0, np.nan, np.nan, np.nan,
+                      "reproduced" if ratio >= WEIGHT_RATIO else "not reproduced", variant,
+                      note="counted, no uncertainty", comparative=False, key="on-par/weights", part="weights")
+        if not any(r.measure == row.measure and r.estimate == row.estimate for r in rows):
+            rows.append(row)
+    if len(rows) == 1 and len(variants) > 1:
+        rows = [Finding(**{**rows[0].__dict__, "variant": "both"})]
+    return rows
+
+
+def attention_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper") -> list[Claim]:
+    """The tested claims of Section 4.4 on ``results`` for ``variant``; with ``paper``
+    (``results/paper-results.json``) the claims are the paper's words. The counted weights are
+    :func:`counted_weights`."""
+    words = _words(paper)
+    params = results["budget_parameters"]
+    train, sizes = str(params["particles"]), sorted(int(n) for n in params["eval_sizes"])
+    steps = [f"{a}->{b}" for a, b in zip(sizes[:-1], sizes[1:])]
+    specs = variant_specs(variant)
+    gap_of = claim_gaps(results, protocol_differences, CLAIM_AXES)
+    runs = _usable(results, specs)
+    for spec in specs:
+        if any("elbo_gains" not in r for r in runs[spec]):
             raise ValueError(f"the findings need every set localiser's ELBO gains paired by canvas ('elbo_gains'), "
                              f"which the runs of {spec} lack: the file was written before they were recorded; "
                              f"rerun the sweep to test the findings")
-    image = _per_seed(runs[IMAGE], lambda r: r["evaluation"]["image"]["elbo"])
+    image = per_seed(runs[IMAGE], lambda r: r["evaluation"]["image"]["elbo"])
     on_par = Claim(words[0] + " (ELBO)", f"ELBO at n = {train} of a set localiser - the image localiser's "
                    f"(nats per canvas; some localiser must be above -{ON_PAR_NATS:g})",
-                   tuple(Comparison.paired(f"{spec} vs image", _per_seed(runs[spec], lambda r: r["evaluation"][train]["elbo"]),
+                   tuple(Comparison.paired(f"{spec} vs image", per_seed(runs[spec], lambda r: r["evaluation"][train]["elbo"]),
                                            image) for spec in specs),
                    combine="any", margin=ON_PAR_NATS, gap=gap_of["set localiser on par with the image localiser"],
                    note=f"on par: within {ON_PAR_NATS:g} nat", key="on-par/elbo", part="ELBO")
-    largest = max(specs, key=lambda s: runs[s][0]["localiser_parameters"])
-    weights = {"claim": words[0] + " (weights)", "key": "on-par/weights", "localiser": largest,
-               "measure": f"image localiser's weights / {largest}'s (the largest set localiser)",
-               "ratio": runs[IMAGE][0]["localiser_parameters"] / runs[largest][0]["localiser_parameters"]}
     claims = [on_par]
     for paper_spec, spec in zip(PAPER_SET_SPECS, specs):
         learnable = spec in LEARNABLE
@@ -118,27 +144,4 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
                         (Comparison("set localisers", tuple(tighter), np.array(list(tighter.values()))),),
                         comparative=False, gap=gap_of["bounding boxes tighten"],
                         note="matched IoU over all canvases", key="boxes-tighten"))
-    return claims, weights
-
-
-def attention_findings(results: dict, paper: str | os.PathLike | None = None,
-                       variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
-    """The findings table of Section 4.4: the tested claims of every variant in ``variants`` with one
-    Holm correction over them (:func:`~setfuncs.experiments.findings.judge.judge`), and the counted
-    weights (no test: ``seeds`` 0, no p-value), after the first claim."""
-    tested, counted = [], []
-    for variant in variants:
-        claims, weights = attention_claims(results, paper, variant)
-        tested += [(variant, c) for c in claims]
-        counted.append((variant, weights))
-    found = judge(tested)
-    weight_rows = []
-    for variant, w in counted:
-        row = Finding(w["claim"], w["measure"], w["ratio"], np.nan, np.nan, 0, np.nan, np.nan, np.nan,
-                      "reproduced" if w["ratio"] >= WEIGHT_RATIO else "not reproduced", variant,
-                      note="counted, no uncertainty", comparative=False, key=w["key"], part="weights")
-        if not any(r.measure == row.measure and r.estimate == row.estimate for r in weight_rows):
-            weight_rows.append(row)
-    if len(weight_rows) == 1 and len(counted) > 1:
-        weight_rows = [Finding(**{**weight_rows[0].__dict__, "variant": "both"})]
-    return found[:1] + weight_rows + found[1:]
+    return claims

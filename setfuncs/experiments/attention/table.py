@@ -10,19 +10,18 @@ every mean. The paper's findings, with intervals and verdicts, are in
 
 from __future__ import annotations
 
-import os
 from typing import Sequence
 
 import numpy as np
 
 from setfuncs.tables import text_table
 
-from ..results import load_sweep, sorted_runs
+from ..results import sorted_runs
 from ..schema import finished_runs, run_status, status_counts
 from .localisers import IMAGE
-from .sweep import EXPERIMENT, RUN_SCHEMA, SET_SPECS
+from .sweep import SET_SPECS
 
-__all__ = ["LEARNABLE", "HEADER_KEYS", "load_results", "usable_runs", "mean_over_runs", "attention_table",
+__all__ = ["LEARNABLE", "HEADER_KEYS", "usable_runs", "mean_over_runs", "attention_table",
            "never_count_two", "elbo_curves", "format_table"]
 
 #: The learnable set aggregations (the others are plain).
@@ -31,14 +30,6 @@ LEARNABLE = tuple(s for s in SET_SPECS if s[:2] in ("q-", "r-"))
 #: What the table, the findings and the command line read of the header, besides every sweep's
 #: (:data:`~setfuncs.experiments.results.HEADER_KEYS`).
 HEADER_KEYS = ("budget_parameters.particles", "budget_parameters.eval_sizes", "data.source")
-
-
-def load_results(path: str | os.PathLike) -> dict:
-    """A spatial-attention sweep's results file (:func:`~setfuncs.experiments.results.load_sweep`
-    with the experiment's
-    :data:`~setfuncs.experiments.attention.sweep.RUN_SCHEMA` and :data:`HEADER_KEYS`); a ValueError naming the file if it is none or
-    has no runs."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.attention", RUN_SCHEMA, HEADER_KEYS)
 
 
 def _sizes(results: dict) -> list[int]:

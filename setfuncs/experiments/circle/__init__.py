@@ -13,14 +13,15 @@ from .batched import min_enclosing_circles, min_enclosing_circles_bruteforce
 from .welzl import Circle, Step, circle_of, min_enclosing_circle, welzl_trace
 from .data import circle_batch, circle_targets, sample_populations, test_set
 from ..sweeps import SETTINGS, all_configurations, lme_configurations, paper_configurations, spec_of
-from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, circle_errors, make_model, run_ensemble, run_one, sweep,
-                    train_ensemble, train_model)
-from .findings import circle_claims, circle_findings, lme_against_lse
-from .mse import mse_by_run, mse_by_spec
-from .table import by_population_size, circle_table, format_table, load_results, median_best, usable_runs
+from .budget import BUDGETS, FULL, MEDIUM, QUICK, Budget
+from .sweep import RUN_SCHEMA, circle_errors, make_model, run_ensemble, run_one, train_ensemble, train_model
+from .findings import circle_claims, lme_against_lse
+from .metric import mse_by_run, mse_by_spec
+from .table import by_population_size, circle_table, format_table, median_best, usable_runs
 from .differences import CLAIM_AXES, convergence_ratios, protocol_differences
+from .experiment import EXPERIMENT, circle_findings, load_results, sweep
 
-__all__ = ["RUN_SCHEMA", "min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
+__all__ = ["EXPERIMENT", "RUN_SCHEMA", "min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
            "welzl_trace", "Step", "Circle", "circle_of", "sample_populations", "circle_targets",
            "circle_batch", "test_set", "Budget", "BUDGETS", "QUICK", "MEDIUM", "FULL", "SETTINGS",
            "all_configurations", "paper_configurations", "lme_configurations", "spec_of", "make_model", "train_model", "train_ensemble", "run_one", "run_ensemble", "circle_errors", "sweep",

@@ -11,9 +11,8 @@ from functools import partial
 
 from ..cli import CommandLine, SweepCommand, TableCommand, add_bootstrap_arguments, print_findings
 from ..findings import VARIANT_TITLES
-from .findings import circle_findings
-from .sweep import BUDGETS, sweep
-from .table import circle_table, format_table, load_results
+from .experiment import EXPERIMENT, circle_findings
+from .table import circle_table, format_table
 
 
 def show(results: dict, args: argparse.Namespace) -> None:
@@ -25,20 +24,19 @@ def show(results: dict, args: argparse.Namespace) -> None:
 
 
 COMMAND_LINE = CommandLine(
-    module="setfuncs.experiments.circle",
+    experiment=EXPERIMENT,
     description="Minimal enclosing circle experiment (Soelch et al. 2019, Section 4.1): train "
                 "the 36 paper configurations (4 plain/recurrent settings x 3x3 aggregations) and the 20 "
                 "with log-mean-exp in place of LSE, then "
                 "print Table 1.",
-    sweep=SweepCommand(sweep, BUDGETS, "evaluate each on test sets of 5 to 100 particles",
+    sweep=SweepCommand("evaluate each on test sets of 5 to 100 particles",
                        budget_help="quick: a few seconds per run; medium: 2,000 steps at width 64 "
                                    "(the committed sweep; the README gives its wall time); full: "
                                    "20,000 steps at width 128",
                        runs_help="runs (seeds) per configuration; the paper uses 20"),
-    table=TableCommand(load_results, show, help="print Table 1 from a results file",
+    table=TableCommand(show, help="print Table 1 from a results file",
                        description="Print Table 1 (best, radius, centre and median-best "
                                    "MSE per setting, ratios to plain/plain).",
-                       paper_help="results/paper-results.json (the paper's numbers), to print its rows beside ours",
                        aliases=(), arguments=partial(add_bootstrap_arguments, batch_size=20,
                                                      statistic="the median best MSE")))
 main = COMMAND_LINE.main

@@ -35,7 +35,7 @@ from ..differences import (NOT_STATED, TRAINING_AXES, Difference, code_default, 
                            training_differences)
 from ..sweeps import paper_configurations, spec_of
 from .data import POPULATION_SIZE
-from .mse import mse_by_spec
+from .metric import mse_by_spec
 from .table import circle_table
 
 __all__ = ["PAPER_POPULATION_SIZE", "PAPER_SETTINGS", "PAPER_COMBINATIONS",
@@ -111,7 +111,7 @@ def _runs(results: Mapping[str, Any]) -> tuple[Difference, Difference]:
 
 def protocol_differences(results: Mapping[str, Any]) -> list[Difference]:
     """Every axis of the circle protocol, the paper's against the sweep of ``results`` (a results file
-    read by :func:`~setfuncs.experiments.circle.table.load_results`): data, population size,
+    read by :meth:`~setfuncs.experiments.experiment.Experiment.load_results`): data, population size,
     targets, loss, the :data:`~setfuncs.experiments.differences.TRAINING_AXES`, configurations, seeds and runs, and the statistic.
     A ValueError names a header key that ``results`` lacks."""
     mixture = header_field(results, "mixture")
@@ -142,7 +142,7 @@ def protocol_differences(results: Mapping[str, Any]) -> list[Difference]:
 def convergence_ratios(results: Mapping[str, Any], longer: Mapping[str, Any]) -> dict[str, float]:
     r"""For every configuration run in both sweeps, :math:`\tilde m / \tilde m_{\text{longer}}`: the
     median test MSE of its runs in ``results`` over that in ``longer`` (a run that learnt nothing
-    counts as +inf, ``setfuncs.experiments.circle.mse.mse_by_spec``). A ratio above 1 says the
+    counts as +inf, ``setfuncs.experiments.circle.metric.mse_by_spec``). A ratio above 1 says the
     longer budget's runs are better, so the runs of ``results`` had not converged; it measures every
     way the two budgets differ at once (steps and width for the committed files). A ValueError if
     the files are of different experiments or share no configuration."""

@@ -28,16 +28,17 @@ from typing import Sequence
 import numpy as np
 
 from ..differences import claim_gaps
-from ..findings import Claim, Comparison, Finding, compare_pairs, judge, matched
+from ..findings import Claim, Comparison, matched
+from ..findings import lme_against_lse as twins_against
 from ..peaks import finite_metric
 from ..results import sorted_runs
 from ..schema import finished_runs
 from ..sweeps import SETTINGS, VARIANTS, in_variant, lme_twins, spec_of
 from .differences import CLAIM_AXES, protocol_differences
-from .mse import mse_by_run
+from .metric import mse_by_run
 from .table import paper_rows
 
-__all__ = ["circle_claims", "circle_findings", "lme_against_lse"]
+__all__ = ["circle_claims", "lme_against_lse"]
 
 PP, PR, RP, RR = SETTINGS
 
@@ -108,13 +109,6 @@ def circle_claims(results: dict, paper: str | os.PathLike | None = None, variant
     return claims
 
 
-def circle_findings(results: dict, paper: str | os.PathLike | None = None,
-                    variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
-    """The findings table of Section 4.1: the claims of every variant in ``variants``, one Holm
-    correction over them (:func:`~setfuncs.experiments.findings.judge.judge`)."""
-    return judge([(v, c) for v in variants for c in circle_claims(results, paper, v)])
-
-
 def lme_against_lse(results: dict) -> list[dict]:
     r"""Log-mean-exp against the paper's LSE, configuration by configuration (not in the paper).
 
@@ -122,24 +116,12 @@ def lme_against_lse(results: dict) -> list[dict]:
     LSE replaced by log-mean-exp (:func:`~setfuncs.experiments.sweeps.lme_twins`), seed by seed:
     :math:`d_s = \ln \text{MSE}_\text{LSE} - \ln \text{MSE}_\text{lme}` (positive: log-mean-exp is
     better; a failed run is an infinite MSE). Two-sided sign-flip tests, Holm-corrected over the 20
-    pairs and the pooled comparison (:func:`~setfuncs.experiments.findings.judge.compare_pairs`); the pooled
-    row's :math:`d_s` is the median over the 20 pairs.
+    pairs and the pooled comparison (:func:`~setfuncs.experiments.findings.twins.lme_against_lse`); the
+    pooled row's :math:`d_s` is the median over the 20 pairs.
 
     One row per pair (keys ``setting, spec, twin`` and those of ``compare_pairs``: ``seeds,
     estimate, low, high, p_value, adjusted, better``), the pooled row last with ``setting`` "all".
     """
-    metric = mse_by_run(results)
-    specs = {spec for spec, _ in metric}
-    pairs = [(lse[0], spec_of(*lme), spec_of(*lse)) for lse, lme in lme_twins()]
-    pairs = [(setting, twin, spec) for setting, twin, spec in pairs if twin in specs and spec in specs]
-    if not pairs:
-        raise ValueError("lme_against_lse needs runs of an LSE configuration and of its log-mean-exp twin; "
-                         "run the sweep with its default configurations")
-    comparisons = {spec: matched(f"{twin} vs {spec}", metric, [(twin, spec)], "log ratio") for _, twin, spec in pairs}
-    comparisons["all"] = matched("all pairs", metric, [(twin, spec) for _, twin, spec in pairs], "log ratio")
-    rows = compare_pairs(comparisons, ("log-mean-exp", "LSE"))
-    where = {spec: (setting, twin) for setting, twin, spec in pairs}
-    for row in rows:
-        setting, twin = where.get(row["label"], ("all", "all"))
-        row.update(setting=setting, spec=row.pop("label"), twin=twin)
-    return rows
+    settings = {spec_of(*lse): lse[0] for lse, _ in lme_twins()}
+    rows = twins_against({"MSE": mse_by_run(results)}, list(settings), "log ratio", pooled=True)
+    return [{**row, "setting": settings.get(row["spec"], "all")} for row in rows]

@@ -2,7 +2,7 @@ r"""The median test MSE of every circle configuration, and what chapter 8 reads 
 
 A configuration's runs differ only in their seed; its typical result is the median of their test
 MSEs, :math:`\tilde m = \operatorname{median}_s \text{MSE}_s`, where a run that diverged or
-collapsed counts as :math:`+\infty` (:func:`~setfuncs.experiments.circle.mse.mse_by_spec`):
+collapsed counts as :math:`+\infty` (:func:`~setfuncs.experiments.circle.metric.mse_by_spec`):
 when at least half the seeds failed, the median is infinite.
 """
 

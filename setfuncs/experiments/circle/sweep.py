@@ -23,11 +23,7 @@ output layer starts at the mean target (:func:`~setfuncs.experiments.circle.data
 weights scaled by :data:`~setfuncs.model.HEAD_SCALE`), and every run records whether it
 collapsed (:mod:`~setfuncs.experiments.collapse`).
 
-**Budgets.** The paper does not give its training length, batch size or widths; :data:`QUICK`
-(a few seconds per run, for CI and the live chapter), :data:`MEDIUM` (2,000 steps at width 64,
-the committed sweep) and :data:`FULL` (20,000 Adam steps, width 128) are our choices. All runs of
-one budget share them; runs differ only in their seed. Measured times per run are in the README
-and in every results file (``train_seconds``).
+**Budgets** are in :mod:`~setfuncs.experiments.circle.budget`.
 
 **Seeds.** Run ``seed`` of a configuration initialises the model after ``torch.manual_seed(seed)``
 and draws its training populations from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``;
@@ -37,9 +33,7 @@ one per population size in ``budget.test_population_sizes`` (the models are trai
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import torch
@@ -50,58 +44,23 @@ from setfuncs.model import HEAD_SCALE
 from setfuncs.steps import TrainingLog
 
 from ..collapse import COLLAPSE_RATIO, collapse_record
-from ..engine import Engine
-from ..protocol import Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol
+from ..protocol import Checkpoints, checkpoint_steps, run_protocol
 from ..provenance import sweep_provenance
 from ..schema import RunSchema
-from ..sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks, make_deep_set,
-                      run_configuration_ensemble, run_record, train_configuration,
-                      train_configuration_ensemble)
+from ..sweeps import (TEST_SEED, TRAIN_SEED, GridRun, make_deep_set, run_configuration_ensemble, run_record,
+                      train_configuration, train_configuration_ensemble)
+from .budget import Budget
 from .data import POPULATION_SIZE, circle_batch, mixture_description, target_mean, test_set
 from .stream import ensemble_stream, stacked_sampler
 
-__all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "make_model", "circle_loss",
-           "circle_errors", "train_model", "test_checkpoints", "train_ensemble", "evaluate_run", "run_one", "run_ensemble", "sweep",
-           "provenance"]
+__all__ = ["NAME", "RUN_SCHEMA", "make_model", "circle_loss", "circle_errors", "train_model", "test_checkpoints",
+           "train_ensemble", "evaluate_run", "run_one", "run_ensemble", "provenance"]
 
 #: The ``experiment`` field of a results file.
-EXPERIMENT = "minimal_enclosing_circle"
+NAME = "minimal_enclosing_circle"
 #: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
 RUN_SCHEMA = RunSchema(metrics=("mse", "radius_mse", "center_mse"), maps=("mse_by_population_size",),
                        fields=("setting", "equivariant", "final"))
-
-
-@dataclass(frozen=True)
-class Budget(TrainingBudget):
-    """Training and evaluation sizes of one run (the fields of
-    :class:`~setfuncs.experiments.sweeps.TrainingBudget`, plus):
-
-    Attributes:
-        test_population_sizes: the ``N`` of the test sets, ``test_size`` populations each (must
-            include 20, the training size, which gives the table's MSE).
-    """
-
-    test_population_sizes: tuple[int, ...] = (5, 10, 20, 50, 100)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if POPULATION_SIZE not in self.test_population_sizes or min(self.test_population_sizes) < 1:
-            raise ValueError(f"Budget.test_population_sizes must be positive and include the training "
-                             f"size {POPULATION_SIZE}, got {self.test_population_sizes}")
-
-
-#: A few seconds per run on one core (real training, small).
-QUICK = Budget("quick", steps=300, batch=64, lr=3e-3, clip=1.0, hidden=32, equivariant_layers=2,
-               recurrent_steps=3, test_size=500)
-#: What one hour of two CPU cores affords for a whole sweep (the FULL architecture at half the
-#: width, a tenth of the steps); the committed ``results/circle-medium.json`` used it.
-MEDIUM = Budget("medium", steps=2000, batch=64, lr=1e-3, clip=1.0, hidden=64, equivariant_layers=2,
-                recurrent_steps=3, test_size=2000,
-                test_population_sizes=(5, 10, 15, 20, 30, 50, 75, 100))
-#: Paper-like scale (the paper does not state its training length).
-FULL = Budget("full", steps=20_000, batch=64, lr=1e-3, clip=1.0, hidden=128, equivariant_layers=2,
-              recurrent_steps=3, test_size=5000)
-BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
 
 
 def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
@@ -202,22 +161,26 @@ def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     """:func:`run_one` for several seeds of one configuration, trained as one ensemble
     (:func:`train_ensemble`, each seed with its :func:`test_checkpoints`, as :func:`run_one` records
     them; :func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`), the test sets labelled
-    beside the training; ``tasks`` are :func:`run_one`'s argument tuples, equal but for the seed."""
-    setting, equivariant, final, _, budget, progress, device = tasks[0]
-    checkpoints = [test_checkpoints(budget) for _ in tasks]
+    beside the training; ``tasks`` are :func:`run_one`'s arguments (:class:`~setfuncs.experiments.sweeps.GridRun`),
+    equal but for the seed."""
+    runs = [GridRun(*task) for task in tasks]
+    budget = runs[0].budget if runs else None
+    checkpoints = [test_checkpoints(budget) for _ in runs]
 
     def train(seeds: list[int]) -> list:
+        run = runs[0]
         with ThreadPoolExecutor(max_workers=1) as pool:   # the test sets' labels, beside the training
             pool.submit(lambda: [test_set(budget.test_size, n, TEST_SEED) for n in budget.test_population_sizes])
-            return train_ensemble(setting, equivariant, final, seeds, budget, progress, device, checkpoints)
+            return train_ensemble(run.setting, run.equivariant, run.final, seeds, budget, run.progress, run.device,
+                                  checkpoints)
 
-    return run_configuration_ensemble(tasks, RUN_SCHEMA, train, lambda model: evaluate_run(model, budget), checkpoints)
+    return run_configuration_ensemble(runs, RUN_SCHEMA, train, lambda model: evaluate_run(model, budget), checkpoints)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     """Command line, git commit, budget, seeds, data, versions and hardware of a sweep (no timings or runs)."""
     return {
-        **sweep_provenance(EXPERIMENT, budget, runs, specs,
+        **sweep_provenance(NAME, budget, runs, specs,
                            f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
                            f"test sets seed {TEST_SEED}"),
         "mixture": mixture_description(),
@@ -225,33 +188,3 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
                  "bias": list(target_mean())},
         "collapse": {"spread_ratio_below": COLLAPSE_RATIO, "of": "predictions at N = 20 against the targets"},
     }
-
-
-def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
-          engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
-    """Train ``runs`` seeds (``0 .. runs-1``) of every configuration and write one JSON file.
-
-    Runs are submitted seed by seed (every configuration with seed 0 first, then seed 1, ...), so
-    an interrupted sweep holds about equally many runs of every configuration. On a GPU
-    (``engine.device`` ``cuda``) the missing seeds of each configuration train together as one
-    ensemble instead (:func:`run_ensemble`), configuration after configuration.
-
-    Args:
-        runs: runs per configuration (the paper: 20).
-        budget: :data:`QUICK`, :data:`FULL` or a custom :class:`Budget`.
-        out_path: the JSON file, written after every finished run; an earlier sitting's file of
-            the same budget is resumed (its runs kept, only the missing ones run).
-        configurations: model specs to run (e.g. ``["max/max", "r-lse/r-lse"]``); None: all 56.
-        engine: where the runs train (:class:`~setfuncs.experiments.engine.config.Engine`: a local Dask
-            cluster of ``jobs`` worker processes by default, or a running scheduler).
-        restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.
-        progress: a tqdm bar over runs.
-
-    Returns the written results (:func:`~setfuncs.experiments.engine.sweep.run_sweep`): :func:`provenance`
-    plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
-    """
-    check_budget(budget, Budget, "circle")
-    specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
-    return run_experiment(run_one, tasks, provenance(budget, runs, specs), RUN_SCHEMA, out_path, engine, restart,
-                          progress, "circle sweep", run_many=run_ensemble,
-                          concurrent_safe=True)

@@ -1,4 +1,4 @@
-r"""Table 1 of the paper from a sweep's results file (:func:`~setfuncs.experiments.circle.sweep.sweep`).
+r"""Table 1 of the paper from a sweep's results file (:meth:`~setfuncs.experiments.experiment.Experiment.sweep`).
 
 For each of the four settings (equivariant / final aggregation, plain or recurrent), over all its
 runs (the paper: 20 seeds x 9 aggregation combinations = 180):
@@ -28,12 +28,11 @@ import numpy as np
 from setfuncs.tables import text_table
 
 from ..peaks import check_batches, finite_metric, median_peak
-from ..results import load_paper, load_sweep, sorted_runs
+from ..results import load_paper, sorted_runs
 from ..schema import finished_runs, status_counts
 from ..sweeps import SETTINGS, VARIANTS, in_variant
-from .sweep import EXPERIMENT, RUN_SCHEMA
 
-__all__ = ["PAPER_ROWS", "load_results", "paper_rows", "usable_runs", "median_best", "circle_table",
+__all__ = ["PAPER_ROWS", "paper_rows", "usable_runs", "median_best", "circle_table",
            "by_population_size", "format_table"]
 
 #: Our setting names -> the row names in the paper's ``results/paper-results.json``.
@@ -44,12 +43,6 @@ PAPER_ROWS = {
     "recurrent/recurrent": "recurrent equivariant / recurrent aggregation",
 }
 
-
-
-def load_results(path: str | os.PathLike) -> dict:
-    """A circle sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with the experiment's
-    :data:`~setfuncs.experiments.circle.sweep.RUN_SCHEMA`); a ValueError naming the file if it is none or has no runs."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.circle", RUN_SCHEMA)
 
 
 def paper_rows(path: str | os.PathLike) -> dict[str, dict[str, float]]:

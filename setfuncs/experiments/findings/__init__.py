@@ -3,7 +3,8 @@ r"""Findings: the paper's claims, tested on runs paired by seed, one correction 
 Its parts: :mod:`~setfuncs.experiments.findings.claims` (the constants, comparisons, claims and
 findings, and selection by key), :mod:`~setfuncs.experiments.findings.judge` (the tests, the
 correction and the verdicts) and :mod:`~setfuncs.experiments.findings.text` (a table in words and
-in HTML). This package names their public objects; what follows is the method they implement.
+in HTML), and :mod:`~setfuncs.experiments.findings.twins` (log-mean-exp against LSE, not a claim of
+the paper). This package names their public objects; what follows is the method they implement.
 
 Every experiment chapter ends with a table of :class:`~setfuncs.experiments.findings.claims.Finding` rows, one per claim of the paper.
 A claim is tested on **comparisons paired by seed** (:class:`~setfuncs.experiments.findings.claims.Comparison`): two configurations
@@ -72,8 +73,9 @@ from .claims import (ALPHA, CLAIM_SHARE, LEVEL, POWER, SCORES, VARIANT_LABELS, V
                      Comparison, Finding, matched, select)
 from .judge import compare_pairs, decided, judge, opposite_floor, opposite_needs
 from .text import bound_text, detectable_phrase, detectable_text, findings_html, findings_rows, format_findings, interval_text
+from .twins import lme_against_lse
 
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "Claim", "Finding", "SCORES", "matched", "judge", "select", "compare_pairs", "opposite_floor", "opposite_needs",
            "decided", "findings_rows", "format_findings", "findings_html", "bound_text", "interval_text",
-           "detectable_text", "detectable_phrase"]
+           "detectable_text", "detectable_phrase", "lme_against_lse"]

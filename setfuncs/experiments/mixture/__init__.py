@@ -16,14 +16,13 @@ from .loss import (beta_concentrations, beta_log_likelihood, beta_mean, beta_nll
 from .em import EMResult, em_smaller_weight, fit_gmm, initial_parameters
 from .metric import (bootstrap_samples, em_estimates, estimator_curve, kde_log_density,
                      log_score_ratio, model_estimates, scott_bandwidth)
-from .sweep import (RUN_SCHEMA, BUDGETS, FULL, MEDIUM, QUICK, Budget, evaluate_metric, make_model, run_ensemble, run_one,
-                    sweep, train_ensemble, train_model)
-from .findings import mixture_findings
+from .budget import BUDGETS, FULL, MEDIUM, QUICK, Budget
+from .sweep import RUN_SCHEMA, evaluate_metric, make_model, run_ensemble, run_one, train_ensemble, train_model
 from .differences import CLAIM_AXES, protocol_differences
-from .table import (batch_peaks, by_population_size, format_table, load_results, mixture_table, peak_performance,
-                    variant_runs)
+from .table import batch_peaks, by_population_size, format_table, mixture_table, peak_performance, variant_runs
+from .experiment import EXPERIMENT, load_results, mixture_findings, sweep
 
-__all__ = ["RUN_SCHEMA", "COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRAIN_SIZES", "Mixtures",
+__all__ = ["EXPERIMENT", "RUN_SCHEMA", "COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRAIN_SIZES", "Mixtures",
            "mixture_batch", "mixture_log_density", "population_size_probabilities",
            "sample_mixtures", "sample_particles", "sample_population_size", "sample_populations",
            "test_populations", "training_sampler", "beta_concentrations", "beta_log_likelihood",

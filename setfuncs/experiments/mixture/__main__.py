@@ -11,9 +11,8 @@ from functools import partial
 
 from ..cli import CommandLine, SweepCommand, TableCommand, add_bootstrap_arguments, print_findings
 from ..findings import VARIANT_TITLES
-from .findings import mixture_findings
-from .sweep import BUDGETS, sweep
-from .table import by_population_size, format_table, load_results, mixture_table
+from .experiment import EXPERIMENT, mixture_findings
+from .table import by_population_size, format_table, mixture_table
 
 
 def show(results: dict, args: argparse.Namespace) -> None:
@@ -31,23 +30,22 @@ def show(results: dict, args: argparse.Namespace) -> None:
 
 
 COMMAND_LINE = CommandLine(
-    module="setfuncs.experiments.mixture",
+    experiment=EXPERIMENT,
     description="Mixture weights experiment (Soelch et al. 2019, Section 4.2): train the 36 paper "
                 "configurations (4 plain/recurrent settings x 3x3 aggregations) and the 20 with log-mean-exp "
                 "in place of LSE to output a "
                 "Beta distribution over the smaller weight of a 2-component Gaussian mixture, "
                 "score them against EM, then print the peak-performance table of Figure 4b.",
-    sweep=SweepCommand(sweep, BUDGETS, "score each against EM on fixed test populations",
+    sweep=SweepCommand("score each against EM on fixed test populations",
                        budget_help="quick: 1,000 steps at width 32; medium: 2,500 steps at width 48, 64 test "
                                    "populations (the committed sweep; the README gives its wall time); full: "
                                    "20,000 steps at width 128",
                        runs_help="runs (seeds) per configuration; the violins bootstrap batches of 5"),
-    table=TableCommand(load_results, show, help="print the peak-performance table from a results file",
+    table=TableCommand(show, help="print the peak-performance table from a results file",
                        description="Print, per aggregation group (equivariant or final; "
                                    "plain or recurrent), the distribution of the best "
                                    "metric in bootstrap batches of runs (Figure 4b's "
                                    "violins), then the metric per population size.",
-                       paper_help="results/paper-results.json (the paper's numbers), to print its findings below ours",
                        arguments=partial(add_bootstrap_arguments, batch_size=5, statistic="the peak performance")))
 main = COMMAND_LINE.main
 

@@ -181,7 +181,7 @@ def _runs(results: Mapping[str, Any]) -> list[Difference]:
 
 def protocol_differences(results: Mapping[str, Any]) -> list[Difference]:
     """Every axis of the mixture protocol, the paper's against the sweep of ``results`` (a results
-    file read by :func:`~setfuncs.experiments.mixture.table.load_results`): the data, the training
+    file read by :meth:`~setfuncs.experiments.experiment.Experiment.load_results`): the data, the training
     rows, the metric, the configurations, seeds and runs, and the statistic. A ValueError names a
     header key that ``results`` lacks."""
     return [*_data(results), *training_differences(results), *_metric(results), *_runs(results)]

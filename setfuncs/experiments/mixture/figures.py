@@ -12,7 +12,7 @@ import numpy as np
 from torch import Tensor
 
 from .data import COMPONENT_STD, TRAIN_SIZES, Mixtures
-from .inspect import SATURATION
+from .first_layer import SATURATION
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

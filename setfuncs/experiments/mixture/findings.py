@@ -37,36 +37,16 @@ from typing import Sequence
 import numpy as np
 
 from ..differences import claim_gaps
-from ..findings import Claim, Comparison, Finding, judge, matched
-from ..peaks import finite_metric
-from ..results import sorted_runs
-from ..schema import finished_runs
+from ..findings import Claim, Comparison, matched
 from ..sweeps import VARIANTS
 from .differences import CLAIM_AXES, protocol_differences
+from .metric import metric_by_run
 from .table import paper_findings
 
-__all__ = ["SUMMARIES", "PEAK_BATCH", "metric_by_run", "mixture_claims", "mixture_findings"]
+__all__ = ["PEAK_BATCH", "mixture_claims"]
 
-#: How a run's metric summarises its test populations.
-SUMMARIES = ("median", "mean")
 #: Runs per batch of the paper's peak statistic.
 PEAK_BATCH = 5
-
-
-def metric_by_run(results: dict, summary: str = "median") -> dict[tuple[str, int], float]:
-    """``{(spec, seed): metric}`` of every finished run, by configuration and seed (+inf for a run that
-    did not train or whose metric is not finite): the file's ``metric`` (the median over test
-    populations at n = 100) or, with ``summary="mean"``, the mean of ``metric_per_population["100"]``."""
-    if summary not in SUMMARIES:
-        raise ValueError(f"summary must be one of {SUMMARIES}, got {summary!r}")
-    out = {}
-    for run in sorted_runs(finished_runs(results)):
-        value = finite_metric(run, "metric")
-        if value is not None and summary == "mean":
-            value = float(np.mean(run["metric_per_population"]["100"]))
-            value = value if np.isfinite(value) else None
-        out[(run["spec"], run["seed"])] = np.inf if value is None else value
-    return out
 
 
 def _finals(families: Sequence[str]) -> list[str]:
@@ -145,10 +125,3 @@ def mixture_claims(results: dict, paper: str | os.PathLike | None = None, varian
                         note="per seed: max's share of batches worse than EM minus the other's", key="max-behind/peaks",
                         part="peaks worse than EM"))
     return claims
-
-
-def mixture_findings(results: dict, paper: str | os.PathLike | None = None, variants: Sequence[str] = ("paper", "lme"),
-                     summary: str = "median") -> list[Finding]:
-    """The findings table of Section 4.2: the claims of every variant in ``variants``, one Holm
-    correction over them (:func:`~setfuncs.experiments.findings.judge.judge`)."""
-    return judge([(v, c) for v in variants for c in mixture_claims(results, paper, v, summary)])

@@ -44,10 +44,13 @@ import torch
 from scipy.special import logsumexp
 from torch import Tensor, nn
 
+from ..peaks import finite_metric
+from ..results import sorted_runs
+from ..schema import finished_runs
 from .em import em_smaller_weight
 from .loss import beta_mean
 
-__all__ = ["BOOTSTRAPS", "MIN_BANDWIDTH", "MAX_PARTICLES_PER_CHUNK", "bootstrap_samples", "model_estimates", "em_estimates",
+__all__ = ["SUMMARIES", "metric_by_run", "BOOTSTRAPS", "MIN_BANDWIDTH", "MAX_PARTICLES_PER_CHUNK", "bootstrap_samples", "model_estimates", "em_estimates",
            "scott_bandwidth", "kde_log_density", "log_score_ratio", "estimator_curve"]
 
 #: Bootstrap subsamples per population and size (100 estimates each, as in the paper).
@@ -168,3 +171,23 @@ def estimator_curve(model: nn.Module, population: Tensor, sizes: Sequence[int],
         ours.append(model_estimates(model, samples).numpy())
         theirs.append(em_estimates(samples).numpy())
     return {"sizes": np.array(sizes), "model": _summary(np.stack(ours)), "em": _summary(np.stack(theirs))}
+
+
+#: How a run's metric summarises its test populations.
+SUMMARIES = ("median", "mean")
+
+
+def metric_by_run(results: dict, summary: str = "median") -> dict[tuple[str, int], float]:
+    """``{(spec, seed): metric}`` of every finished run, by configuration and seed (+inf for a run that
+    did not train or whose metric is not finite): the file's ``metric`` (the median over test
+    populations at n = 100) or, with ``summary="mean"``, the mean of ``metric_per_population["100"]``."""
+    if summary not in SUMMARIES:
+        raise ValueError(f"summary must be one of {SUMMARIES}, got {summary!r}")
+    out = {}
+    for run in sorted_runs(finished_runs(results)):
+        value = finite_metric(run, "metric")
+        if value is not None and summary == "mean":
+            value = float(np.mean(run["metric_per_population"]["100"]))
+            value = value if np.isfinite(value) else None
+        out[(run["spec"], run["seed"])] = np.inf if value is None else value
+    return out

@@ -18,7 +18,7 @@ test populations (EM has no seed), so the per-seed difference is :math:`d_s = m_
   at :math:`n = 100`, median over the test populations; it already is a difference against EM, so
   :math:`e = 0`;
 * ``metric_mean``: the same, but the mean over the test populations (the chapter's second
-  summary, :data:`~setfuncs.experiments.mixture.findings.SUMMARIES`);
+  summary, :data:`~setfuncs.experiments.mixture.metric.SUMMARIES`);
 * ``test_mae``: the mean absolute error of the Beta mean over the test populations, against
   EM's :math:`e = \frac1P \sum_p |\hat w^{\text{EM}}_p - w_p|` on the whole populations.
 

@@ -25,12 +25,7 @@ per-run scalar of the violins (``metric``) is that median at ``n = 100``. EM's e
 same for every run, so each process computes them once per size (cached). Each run also records
 its spread ratio and whether it collapsed (:mod:`~setfuncs.experiments.collapse`).
 
-**Budgets.** The paper gives no training length or widths; all runs of one budget share them and
-differ only in their seed: :data:`QUICK` (1,000 steps of 32 populations, width 32, 8 test
-populations at sizes 10 and 100) for CI and the live chapter, :data:`MEDIUM` (2,500 steps of 32,
-width 48, 64 test populations at seven sizes) for the committed sweep, :data:`FULL` (20,000 steps
-of 64, width 128) at a paper-like scale. Measured times per run are in the README and in every
-results file (``train_seconds``, ``eval_seconds``).
+**Budgets** are in :mod:`~setfuncs.experiments.mixture.budget`.
 
 **Seeds.** Run ``seed`` initialises the model after ``torch.manual_seed(seed)`` and draws its
 training data from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``
@@ -39,8 +34,6 @@ training data from ``torch.Generator().manual_seed(TRAIN_SEED + seed)``
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -51,17 +44,15 @@ import setfuncs as sf
 from setfuncs.model import HEAD_SCALE
 from setfuncs.steps import TrainingLog
 from setfuncs.experiments.caching import shared_cache
-from setfuncs.experiments.engine import Engine
-from setfuncs.experiments.protocol import (Checkpoints, check_budget, checkpoint_steps, run_experiment,
-                                           run_protocol)
+from setfuncs.experiments.protocol import Checkpoints, checkpoint_steps, run_protocol
 from setfuncs.experiments.provenance import sweep_provenance
 from setfuncs.experiments.schema import RunSchema
-from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, TrainingBudget, configuration_tasks,
-                                         make_deep_set, run_configuration_ensemble, run_record,
-                                         train_configuration, train_configuration_ensemble)
+from setfuncs.experiments.sweeps import (TEST_SEED, TRAIN_SEED, GridRun, make_deep_set, run_configuration_ensemble,
+                                         run_record, train_configuration, train_configuration_ensemble)
 
 from . import em as em_module
 from ..collapse import COLLAPSE_RATIO, collapse_record
+from .budget import METRIC_SIZE, Budget
 from .data import (COMPONENT_STD, SMALLER_WEIGHT_RANGE, TEST_POPULATION_SIZE, mixture_description, test_populations,
                    training_sampler)
 from .loss import beta_mean, beta_nll, marginal_beta, marginal_head_bias
@@ -69,58 +60,18 @@ from .metric import (MIN_BANDWIDTH, bootstrap_samples, em_estimates, log_score_r
                      model_estimates, scott_bandwidth)
 from .stream import ensemble_stream, stacked_sampler
 
-__all__ = ["EXPERIMENT", "RUN_SCHEMA", "Budget", "QUICK", "MEDIUM", "FULL", "BUDGETS", "BOOTSTRAP_SEED", "METRIC_SIZE",
+__all__ = ["NAME", "RUN_SCHEMA", "BOOTSTRAP_SEED",
            "make_model", "train_model", "train_ensemble", "test_checkpoints", "evaluate_metric", "evaluate_run", "run_one",
-           "run_ensemble", "sweep", "provenance"]
+           "run_ensemble", "provenance"]
 
 #: The ``experiment`` field of a results file.
-EXPERIMENT = "gmm_mixture_weights"
+NAME = "gmm_mixture_weights"
 #: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
 RUN_SCHEMA = RunSchema(metrics=("metric",), maps=("metric_by_population_size",),
                        fields=("setting", "equivariant", "final"),
                        details=("test_nll", "test_mae", "metric_per_population", "kde_floor_hits"))
 #: Seed of the bootstrap subsamples of the test populations.
 BOOTSTRAP_SEED = 0
-#: The population size of the violins' per-run metric (the paper's population size).
-METRIC_SIZE = TEST_POPULATION_SIZE
-
-
-@dataclass(frozen=True)
-class Budget(TrainingBudget):
-    """Training and evaluation sizes of one run (the fields of
-    :class:`~setfuncs.experiments.sweeps.TrainingBudget`, plus):
-
-    Attributes:
-        test_size: test populations (of 100 particles each; default 16);
-        test_population_sizes: the bootstrap sizes ``n`` (must include 100, at least 2 for EM);
-        bootstraps: bootstrap subsamples per population and size (the paper: 100).
-    """
-
-    test_size: int = 16
-    test_population_sizes: tuple[int, ...] = (5, 10, 20, 50, 100, 200, 500)
-    bootstraps: int = 100
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        sizes = self.test_population_sizes
-        if METRIC_SIZE not in sizes or min(sizes) < 2 or len(set(sizes)) != len(sizes):
-            raise ValueError(f"Budget.test_population_sizes must be distinct sizes >= 2 (EM needs two "
-                             f"particles) that include {METRIC_SIZE}, the violins' size; got {sizes}")
-        if isinstance(self.bootstraps, bool) or not isinstance(self.bootstraps, int) or self.bootstraps < 2:
-            raise ValueError(f"Budget.bootstraps must be at least 2, an int (a KDE needs two "
-                             f"estimates), got {self.bootstraps!r}")
-
-
-#: A few seconds per run on one core, real training at a small size, for tests, CI and live chapters.
-QUICK = Budget("quick", steps=1000, batch=32, lr=3e-3, clip=1.0, hidden=32, equivariant_layers=2,
-               recurrent_steps=3, test_size=8, test_population_sizes=(10, 100))
-#: The committed sweep's budget (``results/mixture-medium.json``).
-MEDIUM = Budget("medium", steps=2500, batch=32, lr=2e-3, clip=1.0, hidden=48, equivariant_layers=2,
-                recurrent_steps=3, test_size=64)
-#: Paper-like scale (the paper does not state its training length).
-FULL = Budget("full", steps=20_000, batch=64, lr=1e-3, clip=1.0, hidden=128, equivariant_layers=2,
-              recurrent_steps=3, test_size=64)
-BUDGETS = {"quick": QUICK, "medium": MEDIUM, "full": FULL}
 
 
 def make_model(setting: str, equivariant: str, final: str, budget: Budget) -> sf.DeepSet:
@@ -254,20 +205,22 @@ def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     the training device (:func:`evaluate_run`: the estimates equal the CPU's up to float rounding;
     the EM reference and the density estimates stay on the CPU)
     (:func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`); ``tasks`` are
-    :func:`run_one`'s argument tuples, equal but for the seed."""
-    setting, equivariant, final, _, budget, progress, device = tasks[0]
-    checkpoints = [test_checkpoints(budget) for _ in tasks]
+    :func:`run_one`'s arguments (:class:`~setfuncs.experiments.sweeps.GridRun`), equal but for the seed."""
+    runs = [GridRun(*task) for task in tasks]
+    run = runs[0]
+    checkpoints = [test_checkpoints(run.budget) for _ in runs]
     return run_configuration_ensemble(
-        tasks, RUN_SCHEMA,
-        lambda seeds: train_ensemble(setting, equivariant, final, seeds, budget, progress, device, checkpoints),
-        lambda model: evaluate_run(model, budget, device=device), checkpoints)
+        runs, RUN_SCHEMA,
+        lambda seeds: train_ensemble(run.setting, run.equivariant, run.final, seeds, run.budget, run.progress,
+                                     run.device, checkpoints),
+        lambda model: evaluate_run(model, run.budget, device=run.device), checkpoints)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
     """Command line, budget, seeds, data, metric, versions and hardware of a sweep (no timings or runs)."""
     test = test_populations(budget.test_size, TEST_POPULATION_SIZE, TEST_SEED)
     return {
-        **sweep_provenance(EXPERIMENT, budget, runs, specs,
+        **sweep_provenance(NAME, budget, runs, specs,
                            f"model init torch.manual_seed(seed); training data seed {TRAIN_SEED} + seed; "
                            f"test populations seed {TEST_SEED}; bootstrap subsamples seed "
                            f"[{BOOTSTRAP_SEED}, n] (numpy SeedSequence)", scipy=scipy.__version__),
@@ -284,33 +237,3 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str]) -> dict:
         "em": {"tol": em_module.TOL, "reg_covar": em_module.REG_COVAR, "max_iter": em_module.MAX_ITER,
                "covariance": "full", "init": "farthest-point 2-means, then one M-step"},
     }
-
-
-def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
-          engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
-    """Train ``runs`` seeds (``0 .. runs-1``) of every configuration and write one JSON file.
-
-    Runs are submitted seed by seed (every configuration with seed 0 first, then seed 1, ...), so
-    an interrupted sweep holds about equally many runs of every configuration. On a GPU
-    (``engine.device`` ``cuda``) the missing seeds of each configuration train together as one
-    ensemble of padded batches instead (:func:`run_ensemble`), configuration after configuration.
-
-    Args:
-        runs: runs per configuration (the paper's violins: batches of 5 runs).
-        budget: :data:`QUICK`, :data:`MEDIUM`, :data:`FULL` or a custom :class:`Budget`.
-        out_path: the JSON file, written after every finished run; an earlier sitting's file of
-            the same budget is resumed (its runs kept, only the missing ones run).
-        configurations: model specs to run (e.g. ``["max/max", "r-lse/r-lse"]``); None: all 56.
-        engine: where the runs train (:class:`~setfuncs.experiments.engine.config.Engine`: a local Dask
-            cluster of ``jobs`` worker processes by default, or a running scheduler).
-        restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.
-        progress: a tqdm bar over runs.
-
-    Returns the written results (:func:`~setfuncs.experiments.engine.sweep.run_sweep`): :func:`provenance`
-    plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
-    """
-    check_budget(budget, Budget, "mixture")
-    specs, tasks = configuration_tasks(runs, budget, configurations, extra=(False, engine.trains_on))
-    return run_experiment(run_one, tasks, provenance(budget, runs, specs), RUN_SCHEMA, out_path, engine, restart,
-                          progress, "mixture sweep", run_many=run_ensemble,
-                          concurrent_safe=True)

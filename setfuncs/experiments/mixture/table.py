@@ -1,4 +1,4 @@
-r"""Figure 4b of the paper from a sweep's results file (:func:`~setfuncs.experiments.mixture.sweep.sweep`).
+r"""Figure 4b of the paper from a sweep's results file (:meth:`~setfuncs.experiments.experiment.Experiment.sweep`).
 
 **Peak performance** (the paper's violins). Group the runs by one aggregation of the model, either
 the aggregation inside the equivariant layers (``by="equivariant"``, the figure's top row) or the
@@ -27,23 +27,16 @@ import numpy as np
 from setfuncs.tables import text_table
 
 from ..peaks import batch_peaks, check_batches, finite_metric
-from ..results import load_paper, load_sweep, sorted_runs
+from ..results import load_paper, sorted_runs
 from ..schema import finished_runs, status_counts
 from ..sweeps import SETTINGS, VARIANTS, in_variant
-from .sweep import EXPERIMENT, RUN_SCHEMA
 
-__all__ = ["GROUPINGS", "load_results", "paper_findings", "variant_runs", "peak_performance", "batch_peaks",
+__all__ = ["GROUPINGS", "paper_findings", "variant_runs", "peak_performance", "batch_peaks",
            "mixture_table", "by_population_size", "format_table"]
 
 #: How runs can be grouped for the violins, by the equivariant or by the final aggregation.
 GROUPINGS = ("equivariant", "final")
 
-
-
-def load_results(path: str | os.PathLike) -> dict:
-    """A mixture sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with the experiment's
-    :data:`~setfuncs.experiments.mixture.sweep.RUN_SCHEMA`); a ValueError naming the file if it is none or has no runs."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.mixture", RUN_SCHEMA)
 
 
 def paper_findings(path: str | os.PathLike) -> list[str]:
@@ -77,7 +70,7 @@ def peak_performance(results: dict, by: str = "equivariant", batch_size: int = 5
     """The peak-performance distribution of every aggregation group (one violin each).
 
     Args:
-        results: a sweep's results (:func:`load_results`).
+        results: a sweep's results (:meth:`~setfuncs.experiments.experiment.Experiment.load_results`).
         by: ``"equivariant"`` (group by the equivariant layers' aggregation) or ``"final"``.
         batch_size: runs per bootstrap batch (the paper: 5).
         bootstraps: bootstrap batches per group.

@@ -19,19 +19,20 @@ from .off import fix_off_header, read_off
 from .preprocess import augment, augmentation_parameters, rotate_z, standardize, subsample
 from .shapes import SHAPE_NAMES, base_mesh, random_shape, shape_meshes, synthetic_shapes
 from .surface import sample_surface
-from .sweep import (RUN_SCHEMA, COLUMNS, DATA_SETS, LME_COLUMNS, Data, PointClouds, load_data, make_model, run_one, sweep,
-                    table2_tasks, train_model)
-from .findings import lme_against_lse, pointcloud_findings, variant_columns
-from .table import accuracy_curves, column_runs, format_table, load_results, paper_rows, pointcloud_table
+from .sweep import RUN_SCHEMA, COLUMNS, DATA_SETS, LME_COLUMNS, Data, PointClouds, load_data, make_model, run_one, train_model
+from .findings import lme_against_lse, variant_columns
+from .metric import accuracy_by_run
+from .table import accuracy_curves, column_runs, format_table, paper_rows, pointcloud_table
 from .train import milestones, train_classifier, training_batches
+from .experiment import EXPERIMENT, load_results, pointcloud_findings, sweep
 
-__all__ = ["RUN_SCHEMA", "BUDGETS", "FULL", "MEDIUM", "EARLIER_MEDIUM", "QUICK", "CLAIM_AXES", "protocol_differences",
+__all__ = ["EXPERIMENT", "RUN_SCHEMA", "BUDGETS", "FULL", "MEDIUM", "EARLIER_MEDIUM", "QUICK", "CLAIM_AXES", "protocol_differences",
            "TABLE_SIZES", "Budget", "evaluation_sizes",
            "points_per_test_cloud", "accuracy", "accuracy_by_population_size", "probabilities", "PointCloudClassifier", "fix_off_header",
            "load_modelnet40", "mesh_files", "read_off", "augment", "augmentation_parameters", "rotate_z",
            "standardize", "subsample", "SHAPE_NAMES", "base_mesh", "random_shape", "shape_meshes",
            "synthetic_shapes", "sample_surface", "COLUMNS", "LME_COLUMNS", "DATA_SETS", "Data", "PointClouds", "load_data",
-           "make_model", "run_one", "sweep", "table2_tasks", "train_model", "accuracy_curves",
+           "make_model", "run_one", "sweep", "train_model", "accuracy_by_run", "accuracy_curves",
            "format_table", "load_results", "paper_rows", "pointcloud_table", "milestones", "column_runs",
            "pointcloud_findings", "variant_columns", "lme_against_lse",
            "train_classifier", "training_batches"]

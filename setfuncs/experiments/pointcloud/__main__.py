@@ -15,10 +15,10 @@ from pathlib import Path
 
 from ..cli import CommandLine, SweepCommand, TableCommand, print_findings
 from .budget import BUDGETS
-from .findings import pointcloud_findings
+from .experiment import EXPERIMENT, pointcloud_findings
 from .modelnet import LAYOUT, MODELNET_URL
-from .sweep import COLUMNS, DATA_SETS, Data, load_data, sweep
-from .table import accuracy_curves, data_label, format_table, load_results, mean_note, pointcloud_table
+from .sweep import DATA_SETS, Data, load_data
+from .table import accuracy_curves, data_label, format_table, mean_note, pointcloud_table
 
 
 def data_arguments(run: argparse.ArgumentParser) -> None:
@@ -31,7 +31,7 @@ def data_arguments(run: argparse.ArgumentParser) -> None:
                      help="where ModelNet40's sampled clouds are cached (default: --root)")
 
 
-def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Data]:
+def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> Data:
     """The data of ``sweep``'s arguments; a usage error for a missing or misplaced --root, a
     ModelNet40 tree the loader refuses (its one-line reason), or clouds that do not fill one batch of
     the budget (:func:`~setfuncs.experiments.pointcloud.sweep.load_data`), before any run starts."""
@@ -46,14 +46,14 @@ def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> tuple[Da
             load_data(data, BUDGETS[args.budget])
         except (ValueError, OSError) as err:
             command.error(f"--root {args.root}: {err}")
-        return (data,)
+        return data
     if args.root is not None or args.cache is not None:
         command.error("--root and --cache are for --data modelnet40; the offline shapes are generated")
     try:                     # made once per process (cached): the sweep's provenance reads these
         load_data(Data("shapes"), BUDGETS[args.budget])
     except ValueError as err:
         command.error(f"--data shapes: {err}")
-    return (Data("shapes"),)
+    return Data("shapes")
 
 
 def show(results: dict, args: argparse.Namespace) -> None:
@@ -71,22 +71,20 @@ def show(results: dict, args: argparse.Namespace) -> None:
 
 
 COMMAND_LINE = CommandLine(
-    module="setfuncs.experiments.pointcloud",
+    experiment=EXPERIMENT,
     description="Point-cloud classification (Soelch et al. 2019, Section 4.3): train Deep Sets' "
                 "ModelNet40 classifier with the ten aggregation pairs of Table 2 (and the two LSE "
                 "columns with log-mean-exp), test it at "
                 "1000, 100 and 50 particles (and a curve of sizes), then print Table 2.",
-    sweep=SweepCommand(sweep, BUDGETS, "test each at 1000, 100 and 50 particles and on a curve of sizes",
+    sweep=SweepCommand("test each at 1000, 100 and 50 particles and on a curve of sizes",
                        budget_help="quick: seconds per run (100 particles, width 32); medium: 5,000 steps at "
                                    "width 64 on 1,000 particles (the committed sweep; the README gives its wall "
                                    "time); full: the reference, 153,000 steps at width 256 (days per run on a CPU)",
-                       runs_help="runs (seeds) per column", specs=COLUMNS, arguments=data_arguments, data=data),
-    table=TableCommand(load_results, show, help="print Table 2 from a results file",
+                       runs_help="runs (seeds) per column", arguments=data_arguments, data=data),
+    table=TableCommand(show, help="print Table 2 from a results file",
                        description="Print, per column, the mean and best test accuracy over "
                                    "seeds at 1000, 100 and 50 particles (and the paper's), "
-                                   "then the mean accuracy at every evaluated size.",
-                       paper_help="results/paper-results.json (the paper's numbers), to print its Table 2 beside "
-                                  "ours"))
+                                   "then the mean accuracy at every evaluated size."))
 main = COMMAND_LINE.main
 
 

@@ -141,7 +141,7 @@ def _row(axis: str, paper: str, ours: str, matches: bool) -> Difference:
 
 def protocol_differences(results: dict) -> list[Difference]:
     """One row per axis of :data:`AXES` for the sweep of ``results`` (a point-cloud results file,
-    :func:`~setfuncs.experiments.pointcloud.table.load_results`); a ValueError names a missing field."""
+    :meth:`~setfuncs.experiments.experiment.Experiment.load_results`); a ValueError names a missing field."""
     missing = [key for key in ("budget_parameters", "data", "model", "optimizer", "seeds") if key not in results]
     if missing:
         raise ValueError(f"protocol_differences needs a point-cloud results file; this one lacks {missing}")

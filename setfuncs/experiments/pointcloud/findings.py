@@ -35,16 +35,15 @@ import numpy as np
 import setfuncs as sf
 
 from ..differences import claim_gaps
-from ..findings import Claim, Comparison, Finding, compare_pairs, judge, matched
-from ..peaks import finite_metric
-from ..results import sorted_runs
-from ..schema import finished_runs
+from ..findings import Claim, Comparison, matched
+from ..findings import lme_against_lse as twins_against
 from ..sweeps import lme_twin, variant_spec
 from .budget import TABLE_SIZES
 from .differences import CLAIM_AXES, protocol_differences
+from .metric import accuracy_by_run
 from .table import paper_rows
 
-__all__ = ["variant_columns", "accuracy_by_run", "pointcloud_claims", "pointcloud_findings", "lme_against_lse"]
+__all__ = ["variant_columns", "pointcloud_claims", "lme_against_lse"]
 
 
 class _Percent(dict):
@@ -62,18 +61,6 @@ class _Percent(dict):
 def variant_columns(variant: str = "paper") -> list[str]:
     """Table 2's ten columns, with log-mean-exp in place of LSE for ``variant="lme"``."""
     return [variant_spec(spec, variant) for spec in sf.TABLE2_SPECS]
-
-
-def accuracy_by_run(results: dict, n: int, collapsed: bool = True) -> dict[tuple[str, int], float]:
-    """``{(spec, seed): accuracy at n}`` of every finished run, by configuration and seed: a collapsed
-    run's measured accuracy (``collapsed=False``: NaN), NaN for a run that diverged or whose accuracy
-    at ``n`` is missing or not finite (:func:`~setfuncs.experiments.peaks.finite_metric`)."""
-    statuses = ("trained", "collapsed") if collapsed else ("trained",)
-    out = {}
-    for run in sorted_runs(finished_runs(results)):
-        value = finite_metric(run, "accuracy_by_population_size", n, statuses)
-        out[(run["spec"], run["seed"])] = np.nan if value is None else value
-    return out
 
 
 def _check_columns(accuracy: dict[tuple[str, int], float], columns: Sequence[str]) -> None:
@@ -166,32 +153,20 @@ def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, var
     return claims
 
 
-def pointcloud_findings(results: dict, paper: str | os.PathLike | None = None,
-                        variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
-    """The findings table of Section 4.3: the claims of every variant in ``variants``, one Holm
-    correction over them (:func:`~setfuncs.experiments.findings.judge.judge`)."""
-    return judge([(v, c) for v in variants for c in pointcloud_claims(results, paper, v)])
-
-
 def lme_against_lse(results: dict) -> list[dict]:
     r"""Log-mean-exp against the paper's LSE, column by column and size by size (not in the paper).
 
     Each of Table 2's columns with LSE is paired with its twin (:func:`~setfuncs.experiments.sweeps.lme_twin`,
     ``max/r-lse`` with ``max/r-lme``); at each size :math:`n` of Table 2, :math:`d_s = A_n(\text{twin})
     - A_n(\text{column})` for the runs of seed :math:`s`, tested two-sided and Holm-corrected over
-    every pair and size (:func:`~setfuncs.experiments.findings.judge.compare_pairs`).
+    every pair and size (:func:`~setfuncs.experiments.findings.twins.lme_against_lse`).
 
     One row per pair and size, keys ``spec, twin, n`` and those of ``compare_pairs`` (``seeds,
     estimate, low, high, p_value, adjusted, better``); a ValueError if a column has no usable run.
     """
-    comparisons, where = {}, {}
-    for spec in (s for s in sf.TABLE2_SPECS if lme_twin(s) != s):
-        twin = lme_twin(spec)
-        for n in TABLE_SIZES:
-            accuracy = accuracy_by_run(results, n)
-            _check_columns(accuracy, [spec, twin])
-            label = f"{twin} vs {spec} at {n}"
-            comparisons[label] = matched(label, accuracy, [(twin, spec)], "difference")
-            where[label] = {"spec": spec, "twin": twin, "n": n}
-    rows = compare_pairs(comparisons, ("log-mean-exp", "LSE"))
-    return [{**where[row.pop("label")], **row} for row in rows]
+    accuracy = {n: accuracy_by_run(results, n) for n in TABLE_SIZES}
+    columns = [s for s in sf.TABLE2_SPECS if lme_twin(s) != s]
+    for n in TABLE_SIZES:
+        _check_columns(accuracy[n], [name for spec in columns for name in (spec, lme_twin(spec))])
+    rows = twins_against(accuracy, columns, "difference")
+    return [{"spec": row.pop("spec"), "twin": row.pop("twin"), "n": row.pop("at"), **row} for row in rows]

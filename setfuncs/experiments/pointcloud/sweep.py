@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
@@ -64,13 +63,11 @@ from setfuncs.model import HEAD_SCALE, init_head, parameter_count, parse_spec
 from setfuncs.steps import TrainingLog
 
 from ..collapse import collapse_record
-from ..engine import Engine
-from ..protocol import (Checkpoints, check_budget, checkpoint_steps, run_experiment, run_protocol, seeded_models,
-                        seeded_training)
-from ..provenance import sweep_identity, sweep_provenance
+from ..protocol import Checkpoints, checkpoint_steps, run_protocol, seeded_models, seeded_training
+from ..provenance import sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import TEST_SEED, TRAIN_SEED, run_configuration_ensemble
-from ..tasks import Task, data_tasks
+from ..tasks import DataRun
 from .budget import TABLE_SIZES, Budget, evaluation_sizes, points_per_test_cloud
 from .evaluate import accuracy, accuracy_by_population_size, probabilities
 from .model import PointCloudClassifier
@@ -79,16 +76,16 @@ from .preprocess import CLIP, ROTATION_RANGE, SCALE_RANGE
 from .shapes import shapes_description, synthetic_shapes
 from .train import milestones, train_classifier, train_classifier_ensemble
 
-__all__ = ["DATA_SETS", "DATA_SEED", "EXPERIMENT", "RUN_SCHEMA", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
+__all__ = ["DATA_SETS", "DATA_SEED", "NAME", "RUN_SCHEMA", "LME_COLUMNS", "COLUMNS", "Data", "PointClouds", "load_data",
            "data_identity", "make_model", "train_model", "train_ensemble", "test_checkpoints", "evaluate_run", "run_one",
-           "run_ensemble", "table2_tasks", "provenance", "sweep"]
+           "run_ensemble", "provenance"]
 
 #: The data sets a sweep can use.
 DATA_SETS = ("shapes", "modelnet40")
 #: Seed of the sampled clouds (meshes and particles) of both data sets.
 DATA_SEED = 0
 #: The ``experiment`` field of a results file.
-EXPERIMENT = "point_cloud_classification"
+NAME = "point_cloud_classification"
 #: What every finished run records (:mod:`~setfuncs.experiments.schema`), checked where a file is read.
 RUN_SCHEMA = RunSchema(metrics=("accuracy",), maps=("accuracy_by_population_size",),
                        details=("parameters", "clouds_per_second"))
@@ -290,7 +287,7 @@ def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     each seed with its :func:`test_checkpoints`) and evaluated one by one on the training device, so
     that the evaluation does not set the pace of a GPU sweep (predictions equal the CPU's up to float
     rounding) (:func:`~setfuncs.experiments.sweeps.run_configuration_ensemble`); ``tasks`` are :func:`run_one`'s
-    argument tuples ``(spec, seed, budget, data, progress, device)``, equal but for the seed.
+    arguments (:class:`~setfuncs.experiments.tasks.DataRun`), equal but for the seed.
 
     The records are :func:`run_one`'s plus ``ensemble`` (size and training time); ``train_seconds``
     is the ensemble's training time over its size, so ``clouds_per_second`` is the ensemble's.
@@ -298,21 +295,17 @@ def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     if not tasks:
         raise ValueError("run_ensemble needs at least one task, run_one's arguments (spec, seed, budget, data, "
                          "progress, device)")
-    spec, _, budget, data, progress, device = tasks[0]
-    clouds = load_data(data, budget)
-    checkpoints = [test_checkpoints(budget, clouds) for _ in tasks]
+    runs = [DataRun(*task) for task in tasks]
+    run = runs[0]
+    budget = run.budget
+    clouds = load_data(run.data, budget)
+    checkpoints = [test_checkpoints(budget, clouds) for _ in runs]
     records = run_configuration_ensemble(
-        tasks, RUN_SCHEMA, lambda seeds: train_ensemble(spec, seeds, budget, clouds, progress, device, checkpoints),
-        lambda model: evaluate_run(model, budget, clouds, device), checkpoints, seed_at=1,
-        record=lambda args: _run_name(args[0], args[1], budget, data, clouds))
+        runs, RUN_SCHEMA,
+        lambda seeds: train_ensemble(run.spec, seeds, budget, clouds, run.progress, run.device, checkpoints),
+        lambda model: evaluate_run(model, budget, clouds, run.device), checkpoints,
+        record=lambda each: _run_name(each.spec, each.seed, budget, each.data, clouds))
     return [_with_throughput(record, budget) for record in records]
-
-
-def table2_tasks(runs: int, budget: Budget, data: Data, specs: Sequence[str] | None = None, device: str = "cpu"
-                 ) -> tuple[list[str], list[Task]]:
-    """The columns to run and their tasks ``(spec, seed, budget, data, False, device)``, seed by seed (every
-    column with seed 0 first, ...), so an interrupted sweep holds about equally many runs of each."""
-    return data_tasks(runs, budget, data, COLUMNS, specs, device)
 
 
 def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> dict:
@@ -323,7 +316,7 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
                     "sampling": "uniform on the surface, area-weighted (trimesh.sample.sample_surface)",
                     "seeds": f"mesh i of a split (sorted files) numpy default_rng([{DATA_SEED}, i])"})
     return {
-        **sweep_provenance(EXPERIMENT, budget, runs, specs,
+        **sweep_provenance(NAME, budget, runs, specs,
                            f"model init and dropout torch.manual_seed(seed); batch order and augmentation "
                            f"numpy default_rng({TRAIN_SEED} + seed); data seed {DATA_SEED}; test subsets "
                            f"numpy default_rng([{TEST_SEED}, n])", trimesh=version("trimesh")),
@@ -349,35 +342,3 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
         "evaluation": {"table_sizes": list(TABLE_SIZES), "sizes": list(evaluation_sizes(budget)),
                        "subsets": "uniform without replacement from the test clouds' test_points particles"},
     }
-
-
-def sweep(runs: int, budget: Budget, out_path: str | os.PathLike, configurations: Sequence[str] | None = None,
-          data: Data = Data(), engine: Engine = Engine(), restart: bool = False, progress: bool = True) -> dict:
-    """Train ``runs`` seeds (``0 .. runs-1``) of every Table 2 column and write one JSON file.
-
-    Args:
-        runs: runs per column.
-        budget: :data:`~setfuncs.experiments.pointcloud.budget.QUICK`, ``MEDIUM``, ``FULL`` or a
-            custom :class:`~setfuncs.experiments.pointcloud.budget.Budget`.
-        out_path: the JSON file, written after every finished run; an earlier sitting's file of
-            the same budget and data (:func:`data_identity`: the same mesh files, wherever their
-            folder now is) is resumed (its runs kept, only the missing ones run); a file of other
-            data is refused.
-        configurations: columns to run (e.g. ``["max/max", "max/r-lse"]``); None: all of :data:`COLUMNS`.
-        data: the clouds (:class:`Data`; default the offline shapes).
-        engine: where the runs train (:class:`~setfuncs.experiments.engine.config.Engine`: a local Dask
-            cluster of ``jobs`` worker processes by default, or a running scheduler).
-        restart: move an existing ``out_path`` aside to a timestamped backup instead of resuming it.
-        progress: a tqdm bar over runs.
-
-    On a GPU the missing seeds of each column train as one ensemble instead (:func:`run_ensemble`).
-
-    Returns the written results (:func:`~setfuncs.experiments.engine.sweep.run_sweep`): :func:`provenance`
-    plus the sittings, timings, ``complete`` and ``runs`` (records of :func:`run_one`).
-    """
-    check_budget(budget, Budget, "point-cloud")
-    specs, tasks = table2_tasks(runs, budget, data, configurations, engine.trains_on)
-    header = provenance(budget, runs, specs, data)
-    return run_experiment(run_one, tasks, header, RUN_SCHEMA, out_path, engine, restart, progress,
-                          "point-cloud sweep", identity=sweep_identity(header, data=data_identity(data, budget)),
-                          run_many=run_ensemble)

@@ -1,4 +1,4 @@
-r"""Table 2 of the paper from a sweep's results file (:func:`~setfuncs.experiments.pointcloud.sweep.sweep`).
+r"""Table 2 of the paper from a sweep's results file (:meth:`~setfuncs.experiments.experiment.Experiment.sweep`).
 
 For every column (model spec) and every row (population size :math:`n \in \{1000, 100, 50\}`):
 the **mean** test accuracy over the column's finished runs (seeds) and the **best** run's
@@ -22,20 +22,13 @@ import setfuncs as sf
 from setfuncs.tables import text_table
 
 from ..peaks import finite_metric
-from ..results import load_paper, load_sweep, sorted_runs
+from ..results import load_paper, sorted_runs
 from ..schema import finished_runs, status_counts
 from .budget import TABLE_SIZES
-from .sweep import EXPERIMENT, RUN_SCHEMA
 
-__all__ = ["load_results", "paper_rows", "accuracy_at", "column_runs", "pointcloud_table", "accuracy_curves",
+__all__ = ["paper_rows", "accuracy_at", "column_runs", "pointcloud_table", "accuracy_curves",
            "mean_note", "data_label", "format_table"]
 
-
-
-def load_results(path: str | os.PathLike) -> dict:
-    """A point-cloud sweep's results file (:func:`~setfuncs.experiments.results.load_sweep` with the experiment's
-    :data:`~setfuncs.experiments.pointcloud.sweep.RUN_SCHEMA`); a ValueError naming the file if it is none or has no runs."""
-    return load_sweep(path, EXPERIMENT, "setfuncs.experiments.pointcloud", RUN_SCHEMA)
 
 
 def paper_rows(path: str | os.PathLike) -> dict[str, dict[int, float]]:

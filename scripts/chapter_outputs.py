@@ -1,0 +1,130 @@
+"""Digests of what every executed chapter shows, to prove that a change of code left the chapters' output alone.
+
+Reads the chapters as ``make notebooks`` executed them (``.nbmake/``) and writes, per chapter and code
+cell, a SHA-256 of the cell's text outputs (streams, ``text/plain``, ``text/html``, ``text/markdown``,
+errors) with what changes from run to run masked: measured seconds, dates and memory addresses
+(:data:`VOLATILE`), the numbers of a line that measures a speed ("populations/s", "per second"), the
+cells of a table column of times (a header such as "training (s)" or "sec"), and how a stream was cut
+into outputs. Images are left out: their bytes depend on the fonts' rasterisation, not on the code.
+
+    python scripts/chapter_outputs.py --write        # after `make notebooks`: tests/data/chapter-outputs.json
+    python scripts/chapter_outputs.py --compare DIR  # the chapters in DIR against the committed digests
+
+``tests/test_chapter_outputs.py`` compares ``.nbmake/`` against the committed file after ``make
+notebooks``; a change that means to change a chapter's output writes the file again in the same commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXECUTED = ROOT / ".nbmake"
+DIGESTS = ROOT / "tests" / "data" / "chapter-outputs.json"
+#: What differs between two runs of the same code: measured times, dates and times of day, addresses.
+VOLATILE = [
+    (re.compile(r"\d+(?:[.,]\d+)?\s*(?:s|ms|seconds?|min|minutes?)\b"), "<time>"),
+    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:[+-]\d{2}:\d{2}|Z)?"), "<date>"),
+    (re.compile(r"0x[0-9a-f]{6,}"), "<address>"),
+]
+TEXT = ("text/plain", "text/html", "text/markdown", "text/latex")
+#: A line that measures a speed: its numbers are masked.
+SPEED = re.compile(r"/s\b|per second")
+#: A table header of a column of measured times.
+TIME_HEADER = re.compile(r"\((?:s|ms|min)\)|^sec|seconds|time", re.IGNORECASE)
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
+ROW = re.compile(r"<tr>(.*?)</tr>", re.DOTALL)
+CELL = re.compile(r"<t([hd])([^>]*)>(.*?)</t[hd]>", re.DOTALL)
+
+
+def _mask_table(match: re.Match) -> str:
+    """An HTML table with the cells of its columns of times masked (the header row names the columns)."""
+    table = match.group(0)
+    rows = ROW.findall(table)
+    if not rows:
+        return table
+    headers = [text for kind, _, text in CELL.findall(rows[0]) if kind == "h"]
+    timed = {i for i, header in enumerate(headers) if TIME_HEADER.search(re.sub(r"<[^>]+>", "", header).strip())}
+
+    def row(found: re.Match) -> str:
+        cells = CELL.findall(found.group(1))
+        if not timed or any(kind == "h" for kind, _, _ in cells):
+            return found.group(0)
+        return "<tr>" + "".join(f"<t{kind}{attrs}>{'<time>' if i in timed else text}</t{kind}>"
+                                for i, (kind, attrs, text) in enumerate(cells)) + "</tr>"
+
+    return ROW.sub(row, table)
+
+
+def cell_text(cell: dict) -> str:
+    """The text a code cell shows, outputs in order, volatile parts masked."""
+    parts = []
+    for output in cell.get("outputs", []):
+        kind = output["output_type"]
+        if kind == "stream":
+            text = "".join(output["text"])
+            if parts and parts[-1].startswith(f"{output['name']}:"):   # a stream cut into several outputs
+                parts[-1] += text
+            else:
+                parts.append(f"{output['name']}:{text}")
+        elif kind in ("execute_result", "display_data"):
+            data = output.get("data", {})
+            parts += [f"{mime}:{''.join(data[mime])}" for mime in TEXT if mime in data]
+        elif kind == "error":
+            parts.append(f"error:{output['ename']}")
+    text = "\n".join(parts)
+    text = TABLE.sub(_mask_table, text)
+    text = "\n".join(NUMBER.sub("<n>", line) if SPEED.search(line) else line for line in text.split("\n"))
+    for pattern, mask in VOLATILE:
+        text = pattern.sub(mask, text)
+    return text
+
+
+def digests(folder: Path) -> dict[str, dict[str, str]]:
+    """``{chapter: {cell id: sha256}}`` of every executed chapter in ``folder``."""
+    found = {}
+    for path in sorted(folder.glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        found[path.name] = {cell["id"]: hashlib.sha256(cell_text(cell).encode()).hexdigest()
+                            for cell in cells if cell["cell_type"] == "code"}
+    return found
+
+
+def differences(expected: dict, found: dict) -> list[str]:
+    """The chapters and cells whose digests differ, in words."""
+    lines = [f"{name}: not executed" for name in expected if name not in found]
+    lines += [f"{name}: no committed digests" for name in found if name not in expected]
+    for name in sorted(set(expected) & set(found)):
+        cells = set(expected[name]) | set(found[name])
+        lines += [f"{name}, cell {cell}: output changed" for cell in sorted(cells)
+                  if expected[name].get(cell) != found[name].get(cell)]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--write", action="store_true", help=f"write {DIGESTS.relative_to(ROOT)} from .nbmake/")
+    action.add_argument("--compare", type=Path, metavar="DIR", help="compare the chapters in DIR with the digests")
+    args = parser.parse_args(argv)
+    folder = EXECUTED if args.write else args.compare
+    if not folder.is_dir() or not any(folder.glob("*.ipynb")):
+        parser.error(f"{folder} holds no executed chapters; run `make notebooks` first")
+    found = digests(folder)
+    if args.write:
+        DIGESTS.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"{sum(map(len, found.values()))} cells of {len(found)} chapters -> {DIGESTS.relative_to(ROOT)}")
+        return
+    changed = differences(json.loads(DIGESTS.read_text(encoding="utf-8")), found)
+    print("\n".join(changed) or f"every cell of {len(found)} chapters as committed")
+    sys.exit(1 if changed else 0)
+
+
+if __name__ == "__main__":
+    main()

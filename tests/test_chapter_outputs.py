@@ -1,0 +1,50 @@
+"""Every executed chapter shows what it showed when its digests were committed.
+
+``tests/data/chapter-outputs.json`` holds, per chapter and code cell, a digest of the cell's text output
+(``scripts/chapter_outputs.py``: measured times, dates and addresses masked, images left out). A change to
+the package that should leave the chapters alone (a restructuring, a rename) is proved to by this test;
+a change that means to change what a chapter shows writes the digests again (``python
+scripts/chapter_outputs.py --write`` after ``make notebooks``) in the same commit.
+
+``make test`` runs it after the chapters (``EXECUTED_OUTPUTS_REQUIRED=1``); ``make unit`` leaves it out,
+and a run without the executed copies skips it and says how to make them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import chapter_outputs  # noqa: E402  (a script, not a module of the package)
+
+REQUIRED = bool(os.environ.get("CI") or os.environ.get("EXECUTED_OUTPUTS_REQUIRED"))
+
+
+def test_a_changed_output_is_found_and_a_masked_time_is_not() -> None:
+    cell = {"outputs": [{"output_type": "stream", "name": "stdout", "text": ["trained in 12.5 s, median 0.71\n"]}]}
+    other_time = {"outputs": [{"output_type": "stream", "name": "stdout", "text": ["trained in 3 s, median 0.71\n"]}]}
+    other_value = {"outputs": [{"output_type": "stream", "name": "stdout", "text": ["trained in 12.5 s, median 0.72\n"]}]}
+    assert chapter_outputs.cell_text(cell) == chapter_outputs.cell_text(other_time)
+    assert chapter_outputs.cell_text(cell) != chapter_outputs.cell_text(other_value)
+    expected = {"a.ipynb": {"c1": "x", "c2": "y"}}
+    assert chapter_outputs.differences(expected, {"a.ipynb": {"c1": "x", "c2": "z"}}) == ["a.ipynb, cell c2: output changed"]
+    assert chapter_outputs.differences(expected, {}) == ["a.ipynb: not executed"]
+
+
+def test_every_chapter_shows_what_it_showed() -> None:
+    chapters = sorted((ROOT / "book").glob("*.ipynb"))
+    missing = [c.name for c in chapters if not (chapter_outputs.EXECUTED / c.name).is_file()]
+    if missing:
+        message = f"{chapter_outputs.EXECUTED} lacks the executed chapters {missing}: run `make notebooks` first"
+        if REQUIRED:
+            pytest.fail(message)
+        pytest.skip(message)
+    expected = json.loads(chapter_outputs.DIGESTS.read_text(encoding="utf-8"))
+    assert sorted(expected) == [c.name for c in chapters]
+    assert chapter_outputs.differences(expected, chapter_outputs.digests(chapter_outputs.EXECUTED)) == []
