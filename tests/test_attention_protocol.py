@@ -11,7 +11,7 @@ from dataclasses import fields, replace
 import pytest
 import torch
 
-from setfuncs.experiments.attention import (SURROGATE, BUDGETS, CLAIM_AXES, EARLIER_MEDIUM, MEDIUM, QUICK, Budget, load_results,
+from setfuncs.experiments.attention import (SURROGATE, BUDGETS, CLAIM_AXES, LAST_READOUT_MEDIUM, MEDIUM, QUICK, Budget, load_results,
                                             make_air, make_canvases, protocol_differences, train_air)
 from setfuncs.experiments.attention.differences import AXES, PAPER_READOUT
 from setfuncs.experiments.differences import NOT_STATED
@@ -54,9 +54,9 @@ def test_the_budgets_read_out_with_the_papers_backward_lstm() -> None:
 def test_the_medium_budget_wrote_the_committed_file(committed: dict) -> None:
     """The ten-seed rerun, with the paper's readout; the budget before it differs in the readout only."""
     assert json.loads(json.dumps(vars(MEDIUM))) == committed["budget_parameters"]
-    assert {f.name for f in fields(Budget) if getattr(EARLIER_MEDIUM, f.name) != getattr(MEDIUM, f.name)} == {"readout"}
-    assert EARLIER_MEDIUM.name == "medium" and EARLIER_MEDIUM.readout == "last" and MEDIUM.readout == "backward"
-    assert all(b is not EARLIER_MEDIUM for b in BUDGETS.values())       # no sweep runs it again
+    assert {f.name for f in fields(Budget) if getattr(LAST_READOUT_MEDIUM, f.name) != getattr(MEDIUM, f.name)} == {"readout"}
+    assert LAST_READOUT_MEDIUM.name == "medium" and LAST_READOUT_MEDIUM.readout == "last" and MEDIUM.readout == "backward"
+    assert all(b is not LAST_READOUT_MEDIUM for b in BUDGETS.values())       # no sweep runs it again
 
 
 def test_the_committed_file_has_removed_the_readout_difference(committed: dict) -> None:
@@ -70,7 +70,7 @@ def test_the_committed_file_has_removed_the_readout_difference(committed: dict) 
 
 def test_a_file_of_the_earlier_medium_budget_keeps_it(committed: dict) -> None:
     """The five-seed sweep's readout "last" (in the repository's history) is a kept difference on every claim."""
-    before, after = _rows(_with_budget(committed, EARLIER_MEDIUM)), _rows(committed)
+    before, after = _rows(_with_budget(committed, LAST_READOUT_MEDIUM)), _rows(committed)
     readout = before[READOUT]
     assert readout.status == "kept" and readout.ours.startswith("last") and readout.paper.startswith("backward")
     assert {axis for axis in AXES if after[axis] != before[axis]} == {READOUT}

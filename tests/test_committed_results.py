@@ -33,7 +33,7 @@ PAPER_CONFIGURATIONS = {spec_of(*c) for c in paper_configurations()}
 #: hold, the seeds each configuration needs at least: "enough runs to decide", the configurations
 #: of the earlier sweep). The ten-seed reruns moved the point-cloud and attention medium budgets to the paper's
 #: protocol; their ten-seed reruns, with today's MEDIUM, replaced the files written with the budgets
-#: before (kept as EARLIER_MEDIUM to describe those sweeps).
+#: before (kept as OWN_SCHEDULE_MEDIUM and LAST_READOUT_MEDIUM to describe those sweeps).
 SWEEPS = [("circle-medium.json", "08_circle", circle.load_results, circle.MEDIUM, "mse", CIRCLE_AND_MIXTURE, 10,
            PAPER_CONFIGURATIONS),
           ("mixture-medium.json", "09_mixture", mixture.load_results, mixture.MEDIUM, "metric", CIRCLE_AND_MIXTURE,

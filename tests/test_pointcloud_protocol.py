@@ -1,14 +1,14 @@
 """The point-cloud protocol: MEDIUM follows Zaheer et al.'s optimiser and schedule,
-EARLIER_MEDIUM is the budget before it, and the protocol-difference table reads every cell of ours
+OWN_SCHEDULE_MEDIUM is the budget before it, and the protocol-difference table reads every cell of ours
 from the results file it describes.
 
-The committed file was written at EARLIER_MEDIUM until the ten-seed rerun at MEDIUM (in
+The committed file was written at OWN_SCHEDULE_MEDIUM until the ten-seed rerun at MEDIUM (in
 ``results/pending/``) replaces it; ``tests/test_committed_results.py`` pins which. The table's tests
 here rewrite the committed file's budget and optimiser to each budget in turn, so they hold before
 and after that replacement.
 
 The frozen losses below are what a twelve-step training returned with QUICK and the medium budget
-as it was before the ten-seed rerun (now EARLIER_MEDIUM), on commit b9eb7a2's training code, written with
+as it was before the ten-seed rerun (now OWN_SCHEDULE_MEDIUM), on commit b9eb7a2's training code, written with
 ``float.hex``: the budgets that the committed results and the book's live cells use must keep
 training bit for bit as before.
 """
@@ -24,14 +24,14 @@ import pytest
 import torch
 
 from setfuncs.experiments.differences import STATUSES, gaps
-from setfuncs.experiments.pointcloud import (BUDGETS, EARLIER_MEDIUM, MEDIUM, QUICK, Budget, PointClouds, load_results,
+from setfuncs.experiments.pointcloud import (BUDGETS, OWN_SCHEDULE_MEDIUM, MEDIUM, QUICK, Budget, PointClouds, load_results,
                                              make_model, milestones, synthetic_shapes, train_model)
 from setfuncs.experiments.pointcloud import differences as pd
 from setfuncs.experiments.pointcloud.differences import AXES, CLAIM_AXES, TRAINING_AXES, protocol_differences
 from setfuncs.experiments.results import results_file
 from setfuncs.plain import Max
 
-#: Losses of ``_tiny_losses(budget, spec)`` before the ten-seed rerun (``"medium"``: today's EARLIER_MEDIUM).
+#: Losses of ``_tiny_losses(budget, spec)`` before the ten-seed rerun (``"medium"``: today's OWN_SCHEDULE_MEDIUM).
 FROZEN = {
     ("quick", "max/max"): ["0x1.3de8800000000p+1", "0x1.3e43560000000p+1", "0x1.3de91a0000000p+1",
                            "0x1.3de5640000000p+1", "0x1.3d91ce0000000p+1", "0x1.3d302a0000000p+1",
@@ -50,7 +50,7 @@ FROZEN = {
                               "0x1.3d17920000000p+1", "0x1.3e45ec0000000p+1", "0x1.3d4ea80000000p+1",
                               "0x1.3e4eb80000000p+1", "0x1.3d32be0000000p+1", "0x1.3e60480000000p+1"],
 }
-BEFORE = {"quick": QUICK, "medium": EARLIER_MEDIUM}
+BEFORE = {"quick": QUICK, "medium": OWN_SCHEDULE_MEDIUM}
 #: How far the losses may move from :data:`FROZEN` through the CPU's rounding alone (relative).
 ROUNDING = 1e-6
 
@@ -90,7 +90,7 @@ def test_quick_and_earlier_medium_train_as_before(name: str, spec: str) -> None:
     """Bit for bit where this CPU's float32 math rounds as the recording's did (an EPYC); within
     :data:`ROUNDING` elsewhere: torch's float32 ``exp`` and ``log`` go through MKL's vector functions,
     whose last bit depends on the CPU (on an AVX-512 Xeon ``medium max/r-lse`` differs by 1e-7 relative).
-    Today's MEDIUM, which changes only Adam's epsilon and the schedule, parts from EARLIER_MEDIUM by 6e-6
+    Today's MEDIUM, which changes only Adam's epsilon and the schedule, parts from OWN_SCHEDULE_MEDIUM by 6e-6
     at the second step (:func:`test_medium_trains_differently_from_the_earlier_medium`)."""
     now = [float.fromhex(v) for v in _tiny_losses(BEFORE[name], spec)]
     before = [float.fromhex(v) for v in FROZEN[(name, spec)]]
@@ -107,8 +107,8 @@ def test_medium_trains_differently_from_the_earlier_medium() -> None:
 
 
 def test_medium_and_earlier_medium_differ_in_epsilon_and_schedule_only() -> None:
-    assert MEDIUM.name == EARLIER_MEDIUM.name == "medium" and BUDGETS["medium"] is MEDIUM
-    changed = {f for f in vars(MEDIUM) if getattr(MEDIUM, f) != getattr(EARLIER_MEDIUM, f)}
+    assert MEDIUM.name == OWN_SCHEDULE_MEDIUM.name == "medium" and BUDGETS["medium"] is MEDIUM
+    changed = {f for f in vars(MEDIUM) if getattr(MEDIUM, f) != getattr(OWN_SCHEDULE_MEDIUM, f)}
     assert changed == {"eps", "decay_at"}
 
 
@@ -153,7 +153,7 @@ def test_clip_grad_norm_is_the_references_clip_grad() -> None:
 
 def test_committed_file_was_written_at_a_medium_budget(committed: dict) -> None:
     """The rewrites below start from a file of the same data and model: one of the two medium budgets'."""
-    budgets = {"EARLIER_MEDIUM": EARLIER_MEDIUM, "MEDIUM": MEDIUM}
+    budgets = {"OWN_SCHEDULE_MEDIUM": OWN_SCHEDULE_MEDIUM, "MEDIUM": MEDIUM}
     written = [name for name, b in budgets.items() if json.loads(json.dumps(vars(b))) == committed["budget_parameters"]]
     assert len(written) == 1, "results/pointcloud-medium.json was written at neither medium budget"
     budget = budgets[written[0]]
@@ -162,7 +162,7 @@ def test_committed_file_was_written_at_a_medium_budget(committed: dict) -> None:
 
 
 def test_earlier_medium_file_keeps_epsilon_schedule_and_data(committed: dict) -> None:
-    rows = _rows(_written_with(committed, EARLIER_MEDIUM))
+    rows = _rows(_written_with(committed, OWN_SCHEDULE_MEDIUM))
     assert list(rows) == list(AXES) and all(d.status in STATUSES for d in rows.values())
     assert {a: rows[a].status for a in ("Adam epsilon", "schedule", "data")} == dict.fromkeys(
         ("Adam epsilon", "schedule", "data"), "kept")

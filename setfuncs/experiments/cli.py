@@ -17,7 +17,7 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .engine import ClusterError, DeviceError, Engine, SweepInterrupted
 from .experiment import Experiment
@@ -26,7 +26,7 @@ from .results import load_paper
 from .resultsfile import SweepFileError, SweepLocked, SweepWriteError
 from .tasks import MAX_RUNS
 
-__all__ = ["PAPER_HELP", "TIME_LIMIT_STATUS", "MAX_TIME_LIMIT", "SCHEDULER", "parse_positive_int", "parse_runs",
+__all__ = ["PAPER_HELP", "TIME_LIMIT_STATUS", "budget_help", "first_paragraph", "MAX_TIME_LIMIT", "SCHEDULER", "parse_positive_int", "parse_runs",
            "parse_scheduler", "parse_duration", "existing_file", "results_path",
            "add_sweep_command", "add_bootstrap_arguments", "engine_of", "run_sweep_command", "load_checked", "print_findings",
            "SweepCommand", "TableCommand", "CommandLine"]
@@ -273,20 +273,31 @@ def _no_data(args: argparse.Namespace, command: argparse.ArgumentParser) -> None
 PAPER_HELP = "results/paper-results.json (the paper's numbers), to test its findings and print its rows beside ours"
 
 
+def budget_help(budgets: Mapping[str, Any]) -> str:
+    """``--budget``'s help, from the budgets themselves: each one's steps, batch and width."""
+    return "; ".join(f"{name}: {b.steps:,} steps of {b.batch} at width {b.hidden}"
+                     + (" (the committed sweeps)" if name == "medium" else "") for name, b in budgets.items())
+
+
+def first_paragraph(text: str | None) -> str:
+    """The first paragraph of a docstring, on one line."""
+    return " ".join((text or "").strip().split("\n\n")[0].split())
+
+
 @dataclass(frozen=True)
 class SweepCommand:
-    """The texts and own arguments of an experiment's ``sweep`` subcommand (its budgets and configurations
-    are the experiment's).
+    """What an experiment's ``sweep`` subcommand adds to the shared one (its budgets, configurations and
+    help on ``--budget``, :func:`budget_help`, are the experiment's).
 
     Attributes:
-        what, budget_help: :func:`add_sweep_command`'s; runs_help: ``--runs``'s.
+        what: what a run does besides training, for :func:`add_sweep_command`'s description.
+        runs_help: ``--runs``'s help.
         arguments: adds the experiment's own arguments (e.g. ``--data``) after the shared ones.
         data: the data set of the parsed arguments (None: the experiment's default, or none); a usage
             error through the parser if they do not fit.
     """
 
     what: str
-    budget_help: str
     runs_help: str = "runs (seeds) per configuration"
     arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     data: Callable[[argparse.Namespace, argparse.ArgumentParser], Any] = _no_data
@@ -298,15 +309,14 @@ class TableCommand:
 
     Attributes:
         show: prints the tables of the loaded results (the experiment's ``load_results``), given the
-            parsed arguments.
-        help, description: the subcommand's texts; paper_help: ``--paper``'s.
+            parsed arguments; its docstring's first paragraph is the subcommand's description, and its
+            first sentence its help.
+        paper_help: ``--paper``'s help.
         aliases: its other names (e.g. ``("summary",)``).
         arguments: adds the experiment's own arguments after ``--paper``.
     """
 
     show: Callable[[dict, argparse.Namespace], None]
-    help: str
-    description: str
     paper_help: str = PAPER_HELP
     aliases: Sequence[str] = ("summary",)
     arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
@@ -319,7 +329,7 @@ class CommandLine:
     Attributes:
         experiment: the experiment (:class:`~setfuncs.experiments.experiment.Experiment`): its package,
             budgets, configurations, sweep and results file.
-        description: what the program does.
+        description: what the program does (its ``__main__``'s docstring: the first paragraph is used).
         sweep, table: its two subcommands.
     """
 
@@ -331,16 +341,19 @@ class CommandLine:
     def parser(self) -> argparse.ArgumentParser:
         """The ``sweep`` and ``table`` subcommands (with the table's aliases)."""
         experiment = self.experiment
-        main = argparse.ArgumentParser(prog=f"python -m {experiment.package}", description=self.description)
+        main = argparse.ArgumentParser(prog=f"python -m {experiment.package}",
+                                       description=first_paragraph(self.description))
         names = ",".join(["sweep", "table", *self.table.aliases])
         commands = main.add_subparsers(dest="command", required=True, metavar=f"{{{names}}}")
         sweep = self.sweep
-        run = add_sweep_command(commands, sweep.what, sorted(experiment.budgets), budget_help=sweep.budget_help,
-                                runs_help=sweep.runs_help, specs=experiment.configurations)
+        run = add_sweep_command(commands, sweep.what, sorted(experiment.budgets),
+                                budget_help=budget_help(experiment.budgets), runs_help=sweep.runs_help,
+                                specs=experiment.configurations)
         sweep.arguments(run)
         table = self.table
-        show = commands.add_parser("table", aliases=list(table.aliases), help=table.help,
-                                   description=table.description,
+        described = first_paragraph(table.show.__doc__)
+        show = commands.add_parser("table", aliases=list(table.aliases), description=described,
+                                   help=described.split(":")[0].split(". ")[0].rstrip("."),
                                    epilog="Exit status: 0, or 2 for a bad argument or a RESULTS or --paper file "
                                           "that cannot be read (one line says which and why).")
         show.add_argument("results", type=existing_file, help="a JSON file written by `sweep`")

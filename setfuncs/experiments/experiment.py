@@ -35,7 +35,7 @@ from .protocol import check_budget, run_experiment
 from .provenance import sweep_identity
 from .results import load_sweep
 from .schema import RunSchema
-from .sweeps import TrainingBudget
+from .sweeps import GRID, GridRun, TrainingBudget
 from .tasks import Task, seed_by_seed
 
 __all__ = ["Experiment", "MetricByRun"]
@@ -97,13 +97,15 @@ class Experiment:
     concurrent_safe: bool = False
 
     @classmethod
-    def declare(cls, sweep: ModuleType, budget: ModuleType, configurations: Sequence[str], run: type,
-                metric_by_run: Callable[[dict], MetricByRun], claims: Callable[..., list],
-                differences: Callable[[dict], list], **options: Any) -> "Experiment":
+    def declare(cls, sweep: ModuleType, budget: ModuleType, metric_by_run: Callable[[dict], MetricByRun],
+                claims: Callable[..., list], differences: Callable[[dict], list], configurations: Sequence[str] = GRID,
+                run: type = GridRun, **options: Any) -> "Experiment":
         """The experiment whose run side is the ``sweep`` module (its ``NAME``, ``RUN_SCHEMA``, ``make_model``,
         ``train_model``, ``evaluate_run``, ``run_one``, ``run_ensemble`` and ``provenance``) and the ``budget``
-        module (its ``BUDGETS`` and ``Budget``), in the package that holds them; ``options`` are the other
-        fields (``title`` defaults to the package's last name; a field given here wins over the module's)."""
+        module (its ``BUDGETS`` and ``Budget``), in the package that holds them. By default an experiment on
+        the paper's grid (:data:`~setfuncs.experiments.sweeps.GRID`, one
+        :class:`~setfuncs.experiments.sweeps.GridRun` per task); ``options`` are the other fields (``title``
+        defaults to the package's last name; a field given here wins over the module's)."""
         package = sweep.__name__.rsplit(".", 1)[0]
         fields = dict(name=sweep.NAME, package=package, title=package.rsplit(".", 1)[1], schema=sweep.RUN_SCHEMA,
                       budgets=budget.BUDGETS, budget_type=budget.Budget, configurations=tuple(configurations),

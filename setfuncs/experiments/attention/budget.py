@@ -28,12 +28,12 @@ two reads), 20 x 20 glimpses, 50-dimensional :math:`z^\text{what}`, 60,000 train
 **What changed for the ten-seed rerun.** Every budget's recurrent localisers (``r-sum``, ``r-lse``,
 ``r-lme``) now read out with the paper's backward LSTM, and the committed sweep
 ``results/attention-medium.json`` (the ten-seed rerun) was run with MEDIUM. The sweep
-before it (five seeds, in the repository's history) was run with :data:`EARLIER_MEDIUM`, which
+before it (five seeds, in the repository's history) was run with :data:`LAST_READOUT_MEDIUM`, which
 differs from MEDIUM only by readout ``"last"`` (the recurrent state after the last read,
 :math:`a_T`), chosen from a one-seed QUICK probe (``scripts/probes/attention_design.py``); its
 recurrent localisers were not the paper's model, and a verdict on them (``r-lse``) tested a model
 the paper did not use. ``"last"`` stays available (``Budget(readout="last")``) but no budget of the
-sweep uses it. QUICK follows MEDIUM (the same code with smaller numbers). EARLIER_MEDIUM is kept
+sweep uses it. QUICK follows MEDIUM (the same code with smaller numbers). LAST_READOUT_MEDIUM is kept
 to describe that earlier sweep: the protocol table's readout row names it as what was removed.
 """
 
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from ..sweeps import TrainingBudget
 
-__all__ = ["POPULATION_SIZES", "READOUTS", "Budget", "QUICK", "MEDIUM", "EARLIER_MEDIUM", "FULL", "BUDGETS"]
+__all__ = ["POPULATION_SIZES", "READOUTS", "Budget", "QUICK", "MEDIUM", "LAST_READOUT_MEDIUM", "FULL", "BUDGETS"]
 
 #: The test population sizes of Figure 5 (the set localisers are trained at ``Budget.particles``).
 POPULATION_SIZES = (5, 20, 200, 1000)
@@ -103,7 +103,7 @@ MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, e
                 recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000, readout="backward")
 #: The budget of the five-seed sweep before the ten-seed rerun (in the repository's history) — MEDIUM with
 #: readout ``"last"``. Kept to describe that sweep (the protocol table's readout row); not in BUDGETS.
-EARLIER_MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
+LAST_READOUT_MEDIUM = Budget("medium", steps=7000, batch=32, lr=3e-3, clip=10.0, hidden=64, equivariant_layers=0,
                         recurrent_steps=2, test_size=500, particles=200, train_canvases=10_000, readout="last")
 #: A paper-like scale (AIR trains for hundreds of thousands of steps).
 FULL = Budget("full", steps=200_000, batch=64, lr=1e-4, clip=10.0, hidden=256, equivariant_layers=0,

@@ -16,7 +16,7 @@ Statuses that are decided, not unknown:
 * *training particles* and *test population sizes*: ``same`` when they equal the paper's
   :data:`PAPER_PARTICLES` and Figure 5's :data:`~setfuncs.experiments.attention.budget.POPULATION_SIZES`;
 * *readout of recurrent aggregations*: ``kept`` for readout ``"last"`` (the earlier sweep,
-  :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM`), ``removed`` for the paper's
+  :data:`~setfuncs.experiments.attention.budget.LAST_READOUT_MEDIUM`), ``removed`` for the paper's
   ``"backward"`` (:data:`~setfuncs.experiments.attention.budget.MEDIUM`, the committed sweep's).
 
 **Which axes each claim depends on** (:data:`CLAIM_AXES`; a claim may be called contradicted only
@@ -48,7 +48,7 @@ from __future__ import annotations
 
 
 from ..differences import NOT_STATED, Difference, header_field
-from .budget import EARLIER_MEDIUM, POPULATION_SIZES, READOUTS
+from .budget import LAST_READOUT_MEDIUM, POPULATION_SIZES, READOUTS
 
 __all__ = ["AXES", "PAPER_PARTICLES", "PAPER_READOUT", "AIR_CANVAS", "CLAIM_AXES", "protocol_differences"]
 
@@ -118,7 +118,7 @@ def _canvas_row(results: dict) -> Difference:
 
 def _readout_row(readout: str) -> Difference:
     """``kept`` for a readout other than the paper's; ``removed`` for the paper's, which
-    :data:`~setfuncs.experiments.attention.budget.EARLIER_MEDIUM` (the budget of the five-seed sweep
+    :data:`~setfuncs.experiments.attention.budget.LAST_READOUT_MEDIUM` (the budget of the five-seed sweep
     before the ten-seed rerun) did not use."""
     axis, paper = "readout of recurrent aggregations", f"{PAPER_READOUT}: an LSTM over the reads a_T, ..., a_1"
     if readout not in READOUTS:
@@ -127,8 +127,8 @@ def _readout_row(readout: str) -> Difference:
         return Difference(axis, paper, f"{readout}: the last read a_T", "kept", "chosen from a one-seed quick probe "
                           "(scripts/probes/attention_design.py); the ten-seed rerun at the medium budget uses the "
                           "paper's readout")
-    return Difference(axis, paper, paper, "removed", f"the earlier medium sweep (budget EARLIER_MEDIUM) had readout "
-                      f"{EARLIER_MEDIUM.readout!r}; the medium budget uses the paper's")
+    return Difference(axis, paper, paper, "removed", f"the earlier medium sweep (budget LAST_READOUT_MEDIUM) had readout "
+                      f"{LAST_READOUT_MEDIUM.readout!r}; the medium budget uses the paper's")
 
 
 def _sizes_row(axis: str, paper: tuple[int, ...], ours: tuple[int, ...], source: str) -> Difference:

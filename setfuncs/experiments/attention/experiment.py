@@ -9,8 +9,6 @@ from . import budget, differences, findings, metric, sweep as run_side
 from .table import HEADER_KEYS
 from .train import make_air
 
-__all__ = ["EXPERIMENT", "sweep", "load_results", "attention_findings"]
-
 
 def _identity(data: run_side.Data, budget: budget.Budget) -> dict:
     """The digits' identity (:func:`~setfuncs.experiments.attention.sweep.data_identity`); the budget does not
@@ -19,10 +17,7 @@ def _identity(data: run_side.Data, budget: budget.Budget) -> dict:
 
 
 #: AIR with the image localiser or a set localiser on canvases of digits, the test ELBO of every run.
-EXPERIMENT = Experiment.declare(run_side, budget, run_side.SPECS, DataRun, metric.elbo_by_run,
-                                findings.attention_claims, differences.protocol_differences,
-                                title="spatial-attention", make_model=make_air, data=run_side.Data(),
-                                data_identity=_identity, header_keys=HEADER_KEYS, counted=findings.counted_weights)
-sweep = EXPERIMENT.sweep
-load_results = EXPERIMENT.load_results
-attention_findings = EXPERIMENT.findings
+EXPERIMENT = Experiment.declare(run_side, budget, metric.elbo_by_run, findings.attention_claims,
+                                differences.protocol_differences, run_side.SPECS, DataRun, title="spatial-attention",
+                                make_model=make_air, data=run_side.Data(), data_identity=_identity,
+                                header_keys=HEADER_KEYS, counted=findings.counted_weights)

@@ -19,7 +19,10 @@ from .findings import circle_claims, lme_against_lse
 from .metric import mse_by_run, mse_by_spec
 from .table import by_population_size, circle_table, format_table, median_best, usable_runs
 from .differences import CLAIM_AXES, convergence_ratios, protocol_differences
-from .experiment import EXPERIMENT, circle_findings, load_results, sweep
+from .experiment import EXPERIMENT
+
+#: The experiment's sweep, results file and findings table (:class:`~setfuncs.experiments.experiment.Experiment`).
+sweep, load_results, circle_findings = EXPERIMENT.sweep, EXPERIMENT.load_results, EXPERIMENT.findings
 
 __all__ = ["EXPERIMENT", "RUN_SCHEMA", "min_enclosing_circle", "min_enclosing_circles", "min_enclosing_circles_bruteforce",
            "welzl_trace", "Step", "Circle", "circle_of", "sample_populations", "circle_targets",

@@ -20,7 +20,10 @@ from .budget import BUDGETS, FULL, MEDIUM, QUICK, Budget
 from .sweep import RUN_SCHEMA, evaluate_metric, make_model, run_ensemble, run_one, train_ensemble, train_model
 from .differences import CLAIM_AXES, protocol_differences
 from .table import batch_peaks, by_population_size, format_table, mixture_table, peak_performance, variant_runs
-from .experiment import EXPERIMENT, load_results, mixture_findings, sweep
+from .experiment import EXPERIMENT
+
+#: The experiment's sweep, results file and findings table (:class:`~setfuncs.experiments.experiment.Experiment`).
+sweep, load_results, mixture_findings = EXPERIMENT.sweep, EXPERIMENT.load_results, EXPERIMENT.findings
 
 __all__ = ["EXPERIMENT", "RUN_SCHEMA", "COMPONENT_STD", "SMALLER_WEIGHT_RANGE", "TEST_POPULATION_SIZE", "TRAIN_SIZES", "Mixtures",
            "mixture_batch", "mixture_log_density", "population_size_probabilities",

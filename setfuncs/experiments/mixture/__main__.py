@@ -1,4 +1,7 @@
-"""Command line of the mixture-weights experiment (Section 4.2, Figure 4 of the paper).
+"""Mixture weights experiment (Soelch et al. 2019, Section 4.2): train the 36 paper configurations
+(4 plain/recurrent settings x 3x3 aggregations) and the 20 with log-mean-exp in place of LSE to output a
+Beta distribution over the smaller weight of a 2-component Gaussian mixture, score them against EM,
+then print the peak-performance table of Figure 4b.
 
     python -m setfuncs.experiments.mixture sweep --budget quick --runs 2 --jobs 2 --out results/mixture-quick.json
     python -m setfuncs.experiments.mixture table results/mixture-quick.json [--paper results/paper-results.json]
@@ -11,13 +14,14 @@ from functools import partial
 
 from ..cli import CommandLine, SweepCommand, TableCommand, add_bootstrap_arguments, print_findings
 from ..findings import VARIANT_TITLES
-from .experiment import EXPERIMENT, mixture_findings
+from .experiment import EXPERIMENT
 from .table import by_population_size, format_table, mixture_table
 
 
 def show(results: dict, args: argparse.Namespace) -> None:
-    """Print the peak-performance table and the metric by population size for both variants, then
-    the paper's findings."""
+    """Print the peak-performance table from a results file: per aggregation group (equivariant or
+    final; plain or recurrent), the best metric in bootstrap batches of runs (Figure 4b's violins), then
+    the metric per population size, for both variants, and the paper's findings."""
     print("metric = log p_EM(w) - log p_model(w) at n = 100, median over test populations (negative: EM is "
           "outperformed)")
     for variant, title in VARIANT_TITLES.items():
@@ -26,27 +30,14 @@ def show(results: dict, args: argparse.Namespace) -> None:
         for row in by_population_size(results, variant):
             values = "  ".join(f"{n}: {m:.3g}" for n, m in zip(row["sizes"], row["median"]))
             print(f"{row['setting']:<20} {values}")
-    print_findings(lambda: mixture_findings(results, args.paper))
+    print_findings(lambda: EXPERIMENT.findings(results, args.paper))
 
 
-COMMAND_LINE = CommandLine(
-    experiment=EXPERIMENT,
-    description="Mixture weights experiment (Soelch et al. 2019, Section 4.2): train the 36 paper "
-                "configurations (4 plain/recurrent settings x 3x3 aggregations) and the 20 with log-mean-exp "
-                "in place of LSE to output a "
-                "Beta distribution over the smaller weight of a 2-component Gaussian mixture, "
-                "score them against EM, then print the peak-performance table of Figure 4b.",
-    sweep=SweepCommand("score each against EM on fixed test populations",
-                       budget_help="quick: 1,000 steps at width 32; medium: 2,500 steps at width 48, 64 test "
-                                   "populations (the committed sweep; the README gives its wall time); full: "
-                                   "20,000 steps at width 128",
-                       runs_help="runs (seeds) per configuration; the violins bootstrap batches of 5"),
-    table=TableCommand(show, help="print the peak-performance table from a results file",
-                       description="Print, per aggregation group (equivariant or final; "
-                                   "plain or recurrent), the distribution of the best "
-                                   "metric in bootstrap batches of runs (Figure 4b's "
-                                   "violins), then the metric per population size.",
-                       arguments=partial(add_bootstrap_arguments, batch_size=5, statistic="the peak performance")))
+COMMAND_LINE = CommandLine(EXPERIMENT, __doc__,
+                           SweepCommand("score each against EM on fixed test populations",
+                                        "runs (seeds) per configuration; the violins bootstrap batches of 5"),
+                           TableCommand(show, arguments=partial(add_bootstrap_arguments, batch_size=5,
+                                                                statistic="the peak performance")))
 main = COMMAND_LINE.main
 
 

@@ -9,7 +9,7 @@ augmentation and subsampling (``preprocess``); its classifier with exchangeable 
 line: ``python -m setfuncs.experiments.pointcloud``.
 """
 
-from .budget import (BUDGETS, EARLIER_MEDIUM, FULL, MEDIUM, QUICK, TABLE_SIZES, Budget, evaluation_sizes,
+from .budget import (BUDGETS, OWN_SCHEDULE_MEDIUM, FULL, MEDIUM, QUICK, TABLE_SIZES, Budget, evaluation_sizes,
                      points_per_test_cloud)
 from .differences import CLAIM_AXES, protocol_differences
 from .evaluate import accuracy, accuracy_by_population_size, probabilities
@@ -24,9 +24,12 @@ from .findings import lme_against_lse, variant_columns
 from .metric import accuracy_by_run
 from .table import accuracy_curves, column_runs, format_table, paper_rows, pointcloud_table
 from .train import milestones, train_classifier, training_batches
-from .experiment import EXPERIMENT, load_results, pointcloud_findings, sweep
+from .experiment import EXPERIMENT
 
-__all__ = ["EXPERIMENT", "RUN_SCHEMA", "BUDGETS", "FULL", "MEDIUM", "EARLIER_MEDIUM", "QUICK", "CLAIM_AXES", "protocol_differences",
+#: The experiment's sweep, results file and findings table (:class:`~setfuncs.experiments.experiment.Experiment`).
+sweep, load_results, pointcloud_findings = EXPERIMENT.sweep, EXPERIMENT.load_results, EXPERIMENT.findings
+
+__all__ = ["EXPERIMENT", "RUN_SCHEMA", "BUDGETS", "FULL", "MEDIUM", "OWN_SCHEDULE_MEDIUM", "QUICK", "CLAIM_AXES", "protocol_differences",
            "TABLE_SIZES", "Budget", "evaluation_sizes",
            "points_per_test_cloud", "accuracy", "accuracy_by_population_size", "probabilities", "PointCloudClassifier", "fix_off_header",
            "load_modelnet40", "mesh_files", "read_off", "augment", "augmentation_parameters", "rotate_z",

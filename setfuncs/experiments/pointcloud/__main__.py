@@ -1,4 +1,6 @@
-"""Command line of the point-cloud experiment (Section 4.3, Table 2 of the paper).
+"""Point-cloud classification (Soelch et al. 2019, Section 4.3): train Deep Sets' ModelNet40 classifier
+with the ten aggregation pairs of Table 2 (and the two LSE columns with log-mean-exp), test it at 1000, 100
+and 50 particles (and a curve of sizes), then print Table 2.
 
     python -m setfuncs.experiments.pointcloud sweep --budget quick --runs 2 --jobs 2 --data shapes \
         --out results/pointcloud-quick.json
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from ..cli import CommandLine, SweepCommand, TableCommand, print_findings
 from .budget import BUDGETS
-from .experiment import EXPERIMENT, pointcloud_findings
+from .experiment import EXPERIMENT
 from .modelnet import LAYOUT, MODELNET_URL
 from .sweep import DATA_SETS, Data, load_data
 from .table import accuracy_curves, data_label, format_table, mean_note, pointcloud_table
@@ -57,12 +59,13 @@ def data(args: argparse.Namespace, command: argparse.ArgumentParser) -> Data:
 
 
 def show(results: dict, args: argparse.Namespace) -> None:
-    """Print Table 2 (beside the paper's), the findings, and the mean accuracy by population size."""
+    """Print Table 2 from a results file: per column the mean and best test accuracy over seeds at 1000,
+    100 and 50 particles (beside the paper's), the findings, and the mean accuracy at every size."""
     print(f"ours: test accuracy on {data_label(results)}")
     if args.paper is not None:
         print("paper: test accuracy on ModelNet40 (Table 2)")
     print(format_table(pointcloud_table(results, args.paper)))
-    print_findings(lambda: pointcloud_findings(results, args.paper))
+    print_findings(lambda: EXPERIMENT.findings(results, args.paper))
     print("\nmean accuracy by population size n")
     for curve in accuracy_curves(results):
         values = "  ".join(f"{n}: {a:.1%}" for n, a in zip(curve["sizes"], curve["mean"]))
@@ -70,21 +73,10 @@ def show(results: dict, args: argparse.Namespace) -> None:
         print(f"{curve['spec']:<13} {values}" + (f"  ({note})" if note else ""))
 
 
-COMMAND_LINE = CommandLine(
-    experiment=EXPERIMENT,
-    description="Point-cloud classification (Soelch et al. 2019, Section 4.3): train Deep Sets' "
-                "ModelNet40 classifier with the ten aggregation pairs of Table 2 (and the two LSE "
-                "columns with log-mean-exp), test it at "
-                "1000, 100 and 50 particles (and a curve of sizes), then print Table 2.",
-    sweep=SweepCommand("test each at 1000, 100 and 50 particles and on a curve of sizes",
-                       budget_help="quick: seconds per run (100 particles, width 32); medium: 5,000 steps at "
-                                   "width 64 on 1,000 particles (the committed sweep; the README gives its wall "
-                                   "time); full: the reference, 153,000 steps at width 256 (days per run on a CPU)",
-                       runs_help="runs (seeds) per column", arguments=data_arguments, data=data),
-    table=TableCommand(show, help="print Table 2 from a results file",
-                       description="Print, per column, the mean and best test accuracy over "
-                                   "seeds at 1000, 100 and 50 particles (and the paper's), "
-                                   "then the mean accuracy at every evaluated size."))
+COMMAND_LINE = CommandLine(EXPERIMENT, __doc__,
+                           SweepCommand("test each at 1000, 100 and 50 particles and on a curve of sizes",
+                                        "runs (seeds) per column", data_arguments, data),
+                           TableCommand(show))
 main = COMMAND_LINE.main
 
 

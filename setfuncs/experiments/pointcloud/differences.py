@@ -11,7 +11,7 @@ are protocol settings, not results.
 
 * ``same``: the file matches the reference on this axis, and so did the earlier medium sweep;
 * ``removed``: the file matches the reference, and
-  :data:`~setfuncs.experiments.pointcloud.budget.EARLIER_MEDIUM` (the budget of
+  :data:`~setfuncs.experiments.pointcloud.budget.OWN_SCHEDULE_MEDIUM` (the budget of
   the three-seed sweep that the ten-seed rerun replaced) did not (only budget fields
   can be removed: the other axes never changed);
 * ``kept``: the file differs, for the reason given;
@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..differences import Difference
-from .budget import EARLIER_MEDIUM
+from .budget import OWN_SCHEDULE_MEDIUM
 
 __all__ = ["MODELNET40_CLASSES", "MODELNET40_TRAIN", "MODELNET40_TEST", "PAPER_POINTS", "REFERENCE_EPOCHS",
            "REFERENCE_BATCH", "REFERENCE_WIDTH", "REFERENCE_OPTIMIZER", "REFERENCE_LR", "REFERENCE_EPS",
@@ -115,14 +115,14 @@ def _budget_row(axis: str, paper: str, ours: str, fields: tuple[str, ...], match
                 budget: dict) -> Difference:
     """A row on the budget's ``fields``: ``same``, ``removed`` (the earlier medium budget did not
     match; the reason gives its values) or ``kept``."""
-    earlier = vars(EARLIER_MEDIUM)
+    earlier = vars(OWN_SCHEDULE_MEDIUM)
     if not matches(budget):
         return Difference(axis, paper, ours, "kept", _KEPT.get(axis, _BUDGET_AXIS))
     if matches(earlier):
         return Difference(axis, paper, ours, "same")
     values = ", ".join(f"{field} = {earlier[field]}" for field in fields)
     return Difference(axis, paper, ours, "removed",
-                      f"the earlier medium sweep (budget EARLIER_MEDIUM) had {values}; the medium budget now "
+                      f"the earlier medium sweep (budget OWN_SCHEDULE_MEDIUM) had {values}; the medium budget now "
                       f"follows the reference")
 
 

@@ -7,12 +7,7 @@ from ..experiment import Experiment
 from ..tasks import DataRun
 from . import budget, differences, findings, metric, sweep as run_side
 
-__all__ = ["EXPERIMENT", "sweep", "load_results", "pointcloud_findings"]
-
 #: Table 2's columns and their log-mean-exp twins on a cloud data set, the accuracy of every run.
-EXPERIMENT = Experiment.declare(run_side, budget, run_side.COLUMNS, DataRun, metric.accuracy_at_training_size,
-                                findings.pointcloud_claims, differences.protocol_differences, title="point-cloud",
+EXPERIMENT = Experiment.declare(run_side, budget, metric.accuracy_at_training_size, findings.pointcloud_claims,
+                                differences.protocol_differences, run_side.COLUMNS, DataRun, title="point-cloud",
                                 data=run_side.Data(), data_identity=run_side.data_identity)
-sweep = EXPERIMENT.sweep
-load_results = EXPERIMENT.load_results
-pointcloud_findings = EXPERIMENT.findings
