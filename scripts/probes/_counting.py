@@ -15,6 +15,23 @@ class Counting(NamedTuple):
     iou: float
 
 
+#: The columns :func:`report` prints, as a title.
+TITLE = f"{'count acc':>9} {'baseline':>9} {'failed':>7}  {'confusion (true 0 / 1 / 2)':<38}"
+
+
+def report(model, spec: str, test, budget, residual: bool = False, width: int = 38) -> str:
+    """One probe row of a trained ``model`` of localiser ``spec``: count accuracy, the baseline of always
+    answering the most frequent count, whether the run failed, the confusion of counts (``width``
+    characters), with ``residual`` the one-digit canvases' residual after each step, and the first box's IoU."""
+    from setfuncs.experiments.attention.sweep import evaluate_run
+
+    run = evaluate_run(model, spec, budget, test)
+    found = counting(model, test, budget)
+    steps = f" {found.residual:<24}" if residual else ""
+    return (f"{run['count_accuracy']:>9.1%} {run['count_baseline']:>9.1%} {run['failed']!s:>7}  "
+            f"{found.confusion:<{width}}{steps} {found.iou:>6.2f}")
+
+
 def counting(model, test, budget) -> Counting:
     """The :class:`Counting` of ``model`` on the test canvases ``test`` (particles of ``budget``'s size, seed 0)."""
     import numpy as np

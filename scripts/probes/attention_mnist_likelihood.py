@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from _counting import counting
+from _counting import TITLE, report
 from _header import print_rows
 
 SIGMAS = (0.3, 0.4, 0.45, 0.5)
@@ -27,7 +27,7 @@ def one(job: tuple[str, float]) -> str:
     import torch
 
     from setfuncs.experiments.attention import QUICK, Data
-    from setfuncs.experiments.attention.sweep import evaluate_run, load_data
+    from setfuncs.experiments.attention.sweep import load_data
     from setfuncs.experiments.attention.train import make_air, train_air
     from setfuncs.experiments.sweeps import TRAIN_SEED
 
@@ -40,17 +40,12 @@ def one(job: tuple[str, float]) -> str:
     model.likelihood_std = sigma
     train_air(model, train.images, QUICK, TRAIN_SEED)
     model.eval()
-    run = evaluate_run(model, spec, QUICK, test)
-    found = counting(model, test, QUICK)
-    return (f"{spec:<6} {sigma:>5.2f} {run['count_accuracy']:>9.1%} {run['count_baseline']:>9.1%} "
-            f"{run['failed']!s:>7}  "
-            f"{found.confusion:<38} {found.residual:<24} {found.iou:>6.2f} {time.perf_counter() - start:>6.0f}")
+    return f"{spec:<6} {sigma:>5.2f} {report(model, spec, test, QUICK, residual=True)} {time.perf_counter() - start:>6.0f}"
 
 
 def main() -> None:
     jobs = [(spec, sigma) for sigma in SIGMAS for spec in SPECS]
-    print_rows(f"{'spec':<6} {'sigma':>5} {'count acc':>9} {'baseline':>9} {'failed':>7}  "
-               f"{'confusion (true 0 / 1 / 2)':<38} {'one digit SSE, 0-3 steps':<24} {'IoU 1':>6} {'sec':>6}", one, jobs)
+    print_rows(f"{'spec':<6} {'sigma':>5} {TITLE} {'one digit SSE, 0-3 steps':<24} {'IoU 1':>6} {'sec':>6}", one, jobs)
 
 
 if __name__ == "__main__":
