@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-import chapter_outputs  # noqa: E402  (a script, not a module of the package)
+chapter_outputs = load_script("chapter_outputs")
 
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("EXECUTED_OUTPUTS_REQUIRED"))
 

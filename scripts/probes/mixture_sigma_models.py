@@ -43,7 +43,8 @@ from setfuncs.experiments.mixture.sweep import RUN_SCHEMA, evaluate_run, provena
 from setfuncs.experiments.protocol import run_protocol
 from setfuncs.experiments.results import RESULTS_DIR
 from setfuncs.experiments.strictjson import replace_non_finite
-from setfuncs.experiments.sweeps import TEST_SEED, configuration_tasks, run_record
+from setfuncs.experiments.mixture.experiment import EXPERIMENT
+from setfuncs.experiments.sweeps import TEST_SEED, run_record
 
 CONFIGURATIONS = ("r-max/r-mean", "mean/mean", "r-mean/r-mean")
 SEEDS = 3
@@ -98,7 +99,7 @@ def main() -> None:
         sys.exit(f"--sigmas must be positive standard deviations, got {args.sigmas}")
     print_header()
     budget = BUDGETS[args.budget]
-    specs, tasks = configuration_tasks(args.seeds, budget, args.configurations)
+    specs, tasks = EXPERIMENT.tasks(args.seeds, budget, args.configurations)
     started = time.perf_counter()
     results = {"probe": PROBE, **provenance(budget, args.seeds, specs), "sigmas": args.sigmas,
                "references": [], "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -1,11 +1,11 @@
 """What every experiment's sweep shares: the configurations, budgets, seeds, training of one
-configuration, and the tasks of a sweep, seed by seed.
+configuration, and the typed run of one task on the paper's grid (:class:`GridRun`).
 
 An experiment (:class:`~setfuncs.experiments.experiment.Experiment`) supplies ``run_one(*task.args) -> dict``
 (a module-level function, so Dask workers can import it) and its own provenance fields;
 :func:`setfuncs.experiments.engine.sweep.run_sweep` runs the :class:`~setfuncs.experiments.tasks.Task` list
 on a Dask cluster and writes the results file. The circle and mixture experiments run the paper's grid,
-one :class:`GridRun` per task (:func:`configuration_tasks`); the point-cloud and attention experiments one
+one :class:`GridRun` per task; the point-cloud and attention experiments one
 :class:`~setfuncs.experiments.tasks.DataRun` per task.
 """
 
@@ -25,11 +25,10 @@ from setfuncs.train import Batch, fit
 
 from .protocol import (Checkpoints, checkpoint_arguments, ensemble_checkpoint_arguments, record_outcome,
                        seeded_models, seeded_training)
-from .tasks import Task, seed_by_seed
 
 __all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "TrainingBudget",
-           "GRID", "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
-           "GridRun", "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble", "configuration_tasks"]
+           "GRID", "CONFIGURATION_OF", "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
+           "GridRun", "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble"]
 
 #: The paper's four settings, "<equivariant>/<final>", each plain or recurrent.
 SETTINGS = ("plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent")
@@ -158,14 +157,15 @@ class GridRun(NamedTuple):
         experiment reads no data set (``data`` None)."""
         if data is not None:
             raise ValueError(f"a grid experiment draws its own populations and reads no data set, got {data!r}")
-        known = {spec_of(*c): c for c in all_configurations()}
-        if spec not in known:
-            raise ValueError(f"unknown configuration {spec!r}; choose among {list(known)}")
-        return cls(*known[spec], seed, budget, False, device)
+        if spec not in CONFIGURATION_OF:
+            raise ValueError(f"unknown configuration {spec!r}; choose among {list(CONFIGURATION_OF)}")
+        return cls(*CONFIGURATION_OF[spec], seed, budget, False, device)
 
 
+#: The configuration ``(setting, equivariant, final)`` of every spec of :func:`all_configurations`.
+CONFIGURATION_OF = {spec_of(*c): c for c in all_configurations()}
 #: The specs of :func:`all_configurations`: what a circle or mixture sweep runs by default.
-GRID = tuple(spec_of(*c) for c in all_configurations())
+GRID = tuple(CONFIGURATION_OF)
 
 
 def make_deep_set(setting: str, equivariant: str, final: str, budget: TrainingBudget,
@@ -252,14 +252,3 @@ def run_configuration_ensemble(tasks: Sequence[tuple], schema: Any,
                            log if isinstance(log, FloatingPointError) else (model, log),   # a diverged seed: its error
                            seconds / len(seeds), evaluate, None if checkpoints is None else checkpoints[i])
             for i, (run, (model, log)) in enumerate(zip(tasks, trained))]
-
-
-def configuration_tasks(runs: int, budget: Any, configurations: Sequence[str] | None = None, data: None = None,
-                        device: str = "cpu") -> tuple[list[str], list[Task]]:
-    """The model specs to run and their tasks, a :class:`GridRun` ``(setting, equivariant, final, seed,
-    budget, False, device)`` each, seed by seed (:func:`~setfuncs.experiments.tasks.seed_by_seed`).
-    ``configurations``: specs such as ``"r-lse/max"``; None: all 56 of :func:`all_configurations` (the
-    paper's 36 and the 20 with log-mean-exp). A grid experiment reads no data set (``data`` None)."""
-    known = list(GRID)
-    return seed_by_seed(runs, known if configurations is None else configurations, known,
-                        lambda spec, seed: GridRun.of(spec, seed, budget, data, device))

@@ -164,11 +164,11 @@ def run_ensemble(tasks: Sequence[tuple]) -> list[dict]:
     beside the training; ``tasks`` are :func:`run_one`'s arguments (:class:`~setfuncs.experiments.sweeps.GridRun`),
     equal but for the seed."""
     runs = [GridRun(*task) for task in tasks]
-    budget = runs[0].budget if runs else None
+    run = runs[0]
+    budget = run.budget
     checkpoints = [test_checkpoints(budget) for _ in runs]
 
     def train(seeds: list[int]) -> list:
-        run = runs[0]
         with ThreadPoolExecutor(max_workers=1) as pool:   # the test sets' labels, beside the training
             pool.submit(lambda: [test_set(budget.test_size, n, TEST_SEED) for n in budget.test_population_sizes])
             return train_ensemble(run.setting, run.equivariant, run.final, seeds, budget, run.progress, run.device,
