@@ -16,10 +16,11 @@ from setfuncs.experiments.circle import circle_findings, lme_against_lse
 from setfuncs.experiments.differences import UNRECORDED
 from setfuncs.experiments.findings import (ALPHA, CLAIM_SHARE, Claim, Comparison, Finding, compare_pairs,
                                            detectable_phrase, detectable_text, findings_html, format_findings,
-                                           bound_text, interval_text, judge, matched, opposite_needs)
+                                           bound_text, interval_text, judge, matched, opposite_floor, opposite_needs,
+                                           seeds_needed)
 from setfuncs.experiments.mixture import mixture_findings
 from setfuncs.experiments.mixture.findings import mixture_claims
-from setfuncs.experiments.paired import holm, sign_flip_test, smallest_p_value
+from setfuncs.experiments.paired import holm, joint_sign_flip_test, sign_flip_test, smallest_p_value
 from setfuncs.experiments.pointcloud import pointcloud_findings, variant_columns
 from setfuncs.experiments.pointcloud.findings import pointcloud_claims
 from setfuncs.experiments.pointcloud import lme_against_lse as pointcloud_lme_against_lse
@@ -97,12 +98,13 @@ def test_verdicts_follow_the_decided_direction_and_the_protocol() -> None:
     assert found[0].low < found[0].estimate < found[0].high and found[0].estimate == pytest.approx(strong.mean())
 
 
-def test_one_holm_correction_over_the_tables_distinct_claims() -> None:
+def test_one_holm_correction_per_family_over_its_distinct_claims() -> None:
     d = shifted(0.7, seed=2)
     claims = [Claim(f"claim {i}", "d", (part(d * (1 + i / 10)),)) for i in range(4)]
     same_in_both = Claim("shared", "d", (part(d),))
     found = judge([("paper", c) for c in claims] + [("paper", same_in_both), ("lme", same_in_both)])
     assert len(found) == 5 and found[-1].variant == "both"                  # one hypothesis, one row
+    assert {f.family for f in found} == {"paper"}                          # a shared claim is the paper's
     raw = [min(1.0, sign_flip_test(c.parts[0].differences, "greater") / CLAIM_SHARE,
                sign_flip_test(c.parts[0].differences, "less") / (1 - CLAIM_SHARE)) for c in claims + [same_in_both]]
     assert [f.p_value for f in found] == pytest.approx(raw)
@@ -110,16 +112,35 @@ def test_one_holm_correction_over_the_tables_distinct_claims() -> None:
     assert all(f.decided == (f.adjusted <= ALPHA) for f in found)
 
 
+def test_the_books_own_claims_never_move_the_papers() -> None:
+    """The paper's rows get the same adjusted p-values with and without log-mean-exp claims in the call;
+    the log-mean-exp claims are corrected among themselves."""
+    paper = [Claim(f"claim {i}", "d", (part(shifted(0.6 + i / 5, seed=i)),)) for i in range(4)]
+    own = [Claim(f"own {i}", "d", (part(shifted(0.9, seed=10 + i)),)) for i in range(7)]
+    alone = judge([("paper", c) for c in paper])
+    together = judge([("paper", c) for c in paper] + [("lme", c) for c in own])
+    assert [f.adjusted for f in together[:4]] == [f.adjusted for f in alone]
+    assert [f.family for f in together] == ["paper"] * 4 + ["book"] * 7
+    book = [f.p_value for f in together[4:]]
+    assert [f.adjusted for f in together[4:]] == pytest.approx(holm(book).tolist())
+
+
 def test_every_part_or_any_part() -> None:
+    """An all-claim's opposite and an any-claim's direction are the joint sign-flip test of the parts,
+    which is no larger than Bonferroni's k times the smallest part's p-value and no smaller than that
+    smallest p-value; the other direction is the largest of the parts' (intersection-union)."""
     good, bad = part(shifted(3.0)), part(shifted(-3.0, seed=3))
     every = judge([("paper", Claim("all", "d", (good, bad)))])[0]
     assert every.verdict == "not reproduced" or every.verdict == "contradicted"
-    assert every.p_value == pytest.approx(min(1.0, 2 * sign_flip_test(bad.differences, "less") / (1 - CLAIM_SHARE)))
+    joint = joint_sign_flip_test([good.differences, bad.differences], "less")
+    assert every.p_value == pytest.approx(min(1.0, joint / (1 - CLAIM_SHARE)))
+    assert sign_flip_test(bad.differences, "less") <= joint <= 2 * sign_flip_test(bad.differences, "less")
     some = judge([("paper", Claim("any", "d", (good, bad), combine="any"))])[0]
     assert some.verdict == "reproduced" and some.measure.endswith("(shown: a vs b)") and some.shown == "a vs b"
     on_one = judge([("paper", Claim("one", "d", (good,)))])[0]
     assert on_one.shown == "" and on_one.measure == "d"                  # one comparison: nothing to name
-    assert some.p_value == pytest.approx(2 * sign_flip_test(good.differences, "greater") / CLAIM_SHARE)
+    joint = joint_sign_flip_test([good.differences, bad.differences], "greater")
+    assert some.p_value == pytest.approx(joint / CLAIM_SHARE)
     on_par = judge([("paper", Claim("on par", "d", (part(shifted(-0.5) * 0.1),), margin=1.0))])[0]
     assert on_par.verdict == "reproduced"                                 # 0.5 below, within the margin of 1
     with pytest.raises(ValueError, match="combine must be"):
@@ -258,16 +279,37 @@ def test_opposite_needs_is_the_fewest_decided_claims_after_which_holm_decides_th
     """Holm's correction itself, on the most favourable p-values these seeds allow (the opposite at its
     floor, the claims before it at theirs, the rest at 1): the opposite is decided with b claims before
     it exactly when b >= opposite_needs, and with none when it says None."""
-    for seeds in range(3, 15):
-        floor = smallest_p_value(seeds)
-        opposite = min(1.0, parts * floor / (1 - CLAIM_SHARE))
-        decided_with = [b for b in range(claims)
-                        if holm([floor / CLAIM_SHARE] * b + [opposite] + [1.0] * (claims - 1 - b))[b] <= ALPHA]
-        needs = opposite_needs(parts, seeds, claims)
-        assert needs == (min(decided_with) if decided_with else None), (parts, claims, seeds)
-        assert decided_with == list(range(needs, claims)) if decided_with else True
-    # at ten seeds a nine-part claim's opposite in a table of twelve waits for all eleven other claims
-    assert opposite_needs(9, 10, 12) == 11 and opposite_needs(9, 8, 12) is None
+    for test in ("sign-flip", "sign"):
+        for seeds in range(3, 15):
+            floor = smallest_p_value(seeds)
+            opposite = min(1.0, (parts if test == "sign" else 1) * floor / (1 - CLAIM_SHARE))
+            assert opposite_floor(parts, seeds, test) == opposite
+            decided_with = [b for b in range(claims)
+                            if holm([floor / CLAIM_SHARE] * b + [opposite] + [1.0] * (claims - 1 - b))[b] <= ALPHA]
+            needs = opposite_needs(parts, seeds, claims, test)
+            assert needs == (min(decided_with) if decided_with else None), (parts, claims, seeds, test)
+            assert decided_with == list(range(needs, claims)) if decided_with else True
+    # at ten seeds the joint test decides a nine-part claim's opposite first in a family of six; Bonferroni
+    # over the parts (the sign test's) only after the five other claims
+    assert opposite_needs(9, 10, 6) == 0 and opposite_needs(9, 10, 6, "sign") == 5
+    with pytest.raises(ValueError, match="need parts >= 1 and claims >= 1"):
+        opposite_needs(0, 10, 12)
+
+
+@pytest.mark.parametrize("parts", [1, 3, 9])
+@pytest.mark.parametrize("claims", [1, 5, 9])
+@pytest.mark.parametrize("test", ["sign-flip", "sign"])
+@pytest.mark.parametrize("opposite", [False, True])
+def test_seeds_needed_is_the_fewest_seeds_whose_best_outcome_passes_holms_first_step(parts: int, claims: int, test: str,
+                                                                                    opposite: bool) -> None:
+    share = (1 - CLAIM_SHARE) if opposite else CLAIM_SHARE
+    factor = parts if test == "sign" else 1
+
+    def passes(n: int) -> bool:
+        return factor * smallest_p_value(n) / share <= ALPHA / claims
+
+    n = seeds_needed(parts, claims, test, opposite)
+    assert passes(n) and (n == 1 or not passes(n - 1))
     with pytest.raises(ValueError, match="need parts >= 1 and claims >= 1"):
         opposite_needs(0, 10, 12)
 
@@ -455,8 +497,8 @@ def test_pointcloud_findings_follow_the_runs() -> None:
     assert "the paper's Table 2: 87.3 % at 1,000" in found[0].claim
     accuracy["max/max"] = (0.60, 0.80, 0.75)
     found = pointcloud_findings(pointcloud_runs(accuracy), variants=("lme",))
-    # the claims of 9 parts fail in all 9: their opposite pays Bonferroni's factor 9 and stays undecided
-    assert [f.verdict for f in found[:5]] == ["undecided"] * 3 + ["not reproduced"] * 2
+    # the claims of 9 parts fail in all 9: the joint test of their parts decides the opposite
+    assert [f.verdict for f in found[:5]] == ["not reproduced"] * 5
     assert pointcloud_findings(pointcloud_runs(accuracy, seeds=3), variants=("lme",))[0].verdict == "undecided"
     with pytest.raises(ValueError, match="no usable run"):
         pointcloud_findings(pointcloud_runs({"max/max": (0.9, 0.5, 0.3)}))

@@ -8,9 +8,9 @@ the nine matched pairs of the log ratio of their test MSEs, :math:`d_s = \operat
 \ln(\text{MSE}_B / \text{MSE}_A)` (positive: A is better; a diverged or collapsed run counts as an
 infinite MSE; :func:`~setfuncs.experiments.findings.claims.matched`), and the claim is that its mean over
 seeds is positive. So the test is about the typical trained model of a setting, paired by
-aggregation and seed; the paper's statistic, the median best MSE of 20-run batches, is a peak
-over runs and is shown in Table 1 (chapter 8) as an estimate, not tested: a peak of a handful of
-runs has no test of known error rate at these run counts.
+aggregation and seed. The paper's statistic, the median best MSE of 20-run batches, is a peak over
+runs; :mod:`~setfuncs.experiments.circle.peak_test` tests it on the same runs, exactly, by swapping
+the two settings' labels within seeds, and chapter 8 sets its verdicts beside these.
 
 The paper's effect (for the power check of *not reproduced*) is the log ratio of its Table 1
 median best MSEs, on the same log scale as ours but of another quantity: a ratio of peaks, where

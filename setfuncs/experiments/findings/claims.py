@@ -10,7 +10,7 @@ import numpy as np
 
 from ..paired import TESTS, paired_differences
 
-__all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
+__all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "FAMILIES", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "SCORES", "matched", "Claim", "Finding", "select"]
 
 #: The four verdicts, from agreement with the paper to disagreement.
@@ -26,6 +26,9 @@ CLAIM_SHARE = 0.8
 #: What the two variants of a table are, in a heading.
 VARIANT_TITLES = {"paper": "the paper's aggregations (mean, max, LSE)",
                   "lme": "log-mean-exp in place of LSE (not in the paper)"}
+#: The families of a findings table, each with its own Holm correction: the paper's claims, and the
+#: book's own (the log-mean-exp variant's), so that adding the book's claims never moves the paper's.
+FAMILIES = {"paper": "the paper's claims", "book": "the book's own claims (log-mean-exp in place of LSE)"}
 #: What the two variants are in a findings table's column "with".
 VARIANT_LABELS = {"paper": "LSE (paper)", "lme": "log-mean-exp", "both": "both"}
 
@@ -213,6 +216,7 @@ class Finding:
         test: :attr:`Claim.test`, the test behind the p-value and the interval (``"sign-flip"``: the mean
             and Student's interval; ``"sign"``: the median and its order-statistic interval).
         key, words, part: as :class:`Claim`.
+        family: the family whose Holm correction gave ``adjusted`` (:data:`FAMILIES`).
     """
 
     claim: str
@@ -234,10 +238,13 @@ class Finding:
     key: str = ""
     words: str = ""
     part: str = ""
+    family: str = "paper"
 
     def __post_init__(self) -> None:
         if not self.words:
             object.__setattr__(self, "words", self.claim)
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {tuple(FAMILIES)}, got {self.family!r}")
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
         if self.test not in TESTS:
