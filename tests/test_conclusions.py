@@ -30,9 +30,11 @@ def test_every_conclusion_is_linked_to_the_tables_verdicts(tables: dict) -> None
         keys = [k for e, k in LINKS[row["conclusion"]] if e == experiment]
         found = list({id(f): f for f in tables[experiment]
                       if any(f.key == k or f.key.startswith(k + "/") for k in keys)}.values())
-        counts = Counter(f.verdict for f in found)
-        assert row["claims"] == len(found) == sum(counts.values())
-        assert row["verdicts"] == ", ".join(f"{n} {v}" for v, n in sorted(counts.items(),
+        for family, column in (("paper", "verdicts"), ("book", "own")):
+            counts = Counter(f.verdict for f in found if f.family == family)
+            if family == "paper":
+                assert row["claims"] == sum(counts.values()) > 0
+            assert row[column] == ", ".join(f"{n} {v}" for v, n in sorted(counts.items(),
                                                                           key=lambda kv: ("reproduced", "undecided",
                                                                                           "not reproduced",
                                                                                           "contradicted").index(kv[0])))

@@ -4,7 +4,9 @@ The paper ends with four conclusions; the experiment chapters test the claims of
 rest on. :data:`LINKS` names, for each conclusion, the chapters and the keys of the claims that
 bear on it; :func:`conclusion_rows` gathers those claims' verdicts from the findings tables, so
 chapter 7 states what our runs say about each conclusion from the same tables as chapters 8-11,
-never a typed verdict.
+never a typed verdict. A conclusion of the paper rests on the paper's claims: their verdicts (the
+paper's family, :data:`~setfuncs.experiments.findings.claims.FAMILIES`) are counted apart from the
+book's own log-mean-exp variants of them, which are shown beside them and never mixed in.
 """
 
 from __future__ import annotations
@@ -36,17 +38,18 @@ LINKS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 def conclusion_rows(findings: Mapping[str, Sequence[Finding]]) -> list[dict]:
-    """One row per conclusion and chapter (keys ``conclusion, chapter, claims, seeds, verdicts``): how
-    many of the chapter's findings bear on the conclusion (a claim the two variants test apart counts
-    twice), their seeds and their verdicts counted, e.g. ``"2 reproduced, 4 undecided"``; one row
-    saying no experiment tests a conclusion without links. ``findings`` maps each experiment of
-    :data:`CHAPTERS` to its findings table. A ValueError names a link that matches no claim (a
-    claim's key changed)."""
+    """One row per conclusion and chapter (keys ``conclusion, chapter, claims, seeds, verdicts, own``): how
+    many of the paper's claims in the chapter's findings bear on the conclusion (family ``"paper"``: the
+    paper's variant and the claims both variants share), their seeds and their verdicts counted, e.g.
+    ``"2 reproduced, 4 undecided"``, and ``own``: the verdicts of the book's log-mean-exp variants of the
+    same claims, counted the same way ("" where there are none); one row saying no experiment tests a
+    conclusion without links. ``findings`` maps each experiment of :data:`CHAPTERS` to its findings
+    table. A ValueError names a link that matches no claim (a claim's key changed)."""
     rows = []
     for conclusion, links in LINKS.items():
         if not links:
             rows.append({"conclusion": conclusion, "chapter": "", "claims": 0, "seeds": "",
-                         "verdicts": "not a claim the experiments test"})
+                         "verdicts": "not a claim the experiments test", "own": ""})
         by_chapter: dict[str, list[Finding]] = {}
         for experiment, key in links:
             try:
@@ -56,9 +59,14 @@ def conclusion_rows(findings: Mapping[str, Sequence[Finding]]) -> list[dict]:
             found = by_chapter.setdefault(CHAPTERS[experiment], [])
             found += [f for f in matches if f not in found]
         for chapter, found in by_chapter.items():
-            counts = Counter(f.verdict for f in found)
-            seeds = sorted({f.seeds for f in found})
-            rows.append({"conclusion": conclusion, "chapter": chapter, "claims": len(found),
+            paper = [f for f in found if f.family == "paper"]
+            seeds = sorted({f.seeds for f in paper})
+            rows.append({"conclusion": conclusion, "chapter": chapter, "claims": len(paper),
                          "seeds": f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}",
-                         "verdicts": ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])})
+                         "verdicts": _counted(paper), "own": _counted([f for f in found if f.family != "paper"])})
     return rows
+
+
+def _counted(found: Sequence[Finding]) -> str:
+    counts = Counter(f.verdict for f in found)
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])

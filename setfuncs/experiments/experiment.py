@@ -15,8 +15,9 @@ results file, and the paper's claims tested on those runs paired by seed. Its pa
 
 Written once over it: :meth:`Experiment.sweep` (tasks seed by seed, the budget checked, the file
 resumed through :func:`~setfuncs.experiments.engine.sweep.run_sweep`), :meth:`Experiment.load_results`,
-:meth:`Experiment.findings` (one Holm correction over the claims of every variant,
-:func:`~setfuncs.experiments.findings.judge.judge`); beside them, for every experiment's ``metric_by_run``,
+:meth:`Experiment.findings` (one Holm correction per family of claims,
+:func:`~setfuncs.experiments.findings.judge.judge`), :meth:`Experiment.sensitivity` (each verdict beside
+the verdicts under the analysis' alternatives); beside them, for every experiment's ``metric_by_run``,
 :func:`~setfuncs.experiments.findings.twins.lme_against_lse` (every LSE configuration against its
 log-mean-exp twin, seed by seed). The command line
 (``setfuncs.experiments.cli``) reads the same declaration.
@@ -25,12 +26,13 @@ log-mean-exp twin, seed by seed). The command line
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Mapping, Sequence
 
 from .engine import Engine
 from .findings import Finding, judge
+from .findings.sensitivity import POOLED, sensitivity
 from .protocol import check_budget, run_experiment
 from .provenance import sweep_identity
 from .results import load_sweep
@@ -70,6 +72,8 @@ class Experiment:
         header_keys: what a results file must hold besides every sweep's header.
         counted: ``counted(results, paper, variants) -> [Finding]``, parts of a claim that are counted,
             not tested (placed after the first tested part of the same claim).
+        alternatives: ``{name: options of claims}``: the analysis' other choices, which
+            :meth:`sensitivity` judges the table under (failed runs left out, by default).
         concurrent_safe: whether several configurations may train in threads of one process.
     """
 
@@ -94,6 +98,8 @@ class Experiment:
     data_identity: Callable[..., dict] | None = None
     header_keys: tuple[str, ...] = ()
     counted: Callable[..., list[Finding]] | None = None
+    alternatives: Mapping[str, Mapping[str, Any]] = field(
+        default_factory=lambda: {"failed runs left out": {"failed": "dropped"}})
     concurrent_safe: bool = False
 
     @classmethod
@@ -125,17 +131,24 @@ class Experiment:
         return load_sweep(path, self.name, self.package, self.schema, self.header_keys)
 
     def findings(self, results: dict, paper: str | os.PathLike | None = None,
-                 variants: Sequence[str] = ("paper", "lme"), **options: Any) -> list[Finding]:
+                 variants: Sequence[str] = ("paper", "lme"), pooled: bool = False, **options: Any) -> list[Finding]:
         """The findings table: the claims of every variant in ``variants`` (``options`` go to
-        ``claims``), one Holm correction over them (:func:`~setfuncs.experiments.findings.judge.judge`),
-        and the ``counted`` parts in their order, after the first tested part of their claim (keys ``claim/part``)."""
-        found = judge([(v, c) for v in variants for c in self.claims(results, paper, v, **options)])
+        ``claims``), one Holm correction per family (``pooled``: one over all,
+        :func:`~setfuncs.experiments.findings.judge.judge`), and the ``counted`` parts in their order,
+        after the first tested part of their claim (keys ``claim/part``)."""
+        found = judge([(v, c) for v in variants for c in self.claims(results, paper, v, **options)], pooled)
         counted = [] if self.counted is None else self.counted(results, paper, variants)
         for i, row in enumerate(counted):
             family = row.key.split("/")[0]
             at = min((j for j, f in enumerate(found) if f.key.split("/")[0] == family), default=len(found) - 1)
             found.insert(at + 1 + i, row)
         return found
+
+    def sensitivity(self, results: dict, paper: str | os.PathLike | None = None) -> list[dict[str, Any]]:
+        """Every verdict of the paper's claims beside its verdicts under :data:`~setfuncs.experiments.findings.sensitivity.POOLED`
+        and each of ``alternatives`` (:func:`~setfuncs.experiments.findings.sensitivity.sensitivity`)."""
+        alternatives = {POOLED: {"pooled": True}, **self.alternatives}
+        return sensitivity(lambda **options: self.findings(results, paper, **options), alternatives)
 
     def tasks(self, runs: int, budget: TrainingBudget, configurations: Sequence[str] | None = None,
               data: Any = None, device: str = "cpu") -> tuple[list[str], list[Task]]:

@@ -26,7 +26,7 @@ from setfuncs.train import Batch, fit
 from .protocol import (Checkpoints, checkpoint_arguments, ensemble_checkpoint_arguments, record_outcome,
                        seeded_models, seeded_training)
 
-__all__ = ["SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "TrainingBudget",
+__all__ = ["is_max_type", "SETTINGS", "PAPER_AGGREGATIONS", "AGGREGATIONS", "VARIANTS", "TRAIN_SEED", "TEST_SEED", "RERUN_SEEDS", "TrainingBudget",
            "GRID", "CONFIGURATION_OF", "paper_configurations", "lme_twin", "variant_spec", "lme_twins", "lme_configurations", "all_configurations", "in_variant", "spec_of",
            "GridRun", "make_deep_set", "train_configuration", "train_configuration_ensemble", "run_record", "run_configuration_ensemble"]
 
@@ -85,6 +85,13 @@ class TrainingBudget:
 def paper_configurations() -> list[tuple[str, str, str]]:
     """The paper's 36 configurations ``(setting, equivariant, final)``, e.g. ``("recurrent/plain", "lse", "max")``."""
     return [(s, e, f) for s in SETTINGS for e in PAPER_AGGREGATIONS for f in PAPER_AGGREGATIONS]
+
+
+def is_max_type(aggregation: str) -> bool:
+    """Whether ``aggregation`` is of the max type, the paper's "max-type aggregations": ``max`` itself or a
+    learnable aggregation built on it (``r-max``, ``q-max``), as the middle column of the paper's Figure 4
+    shows plain and recurrent max together. One meaning for every chapter."""
+    return aggregation.split("-")[-1] == "max"
 
 
 def lme_twin(spec: str) -> str:

@@ -1,7 +1,13 @@
 r"""The paper's findings on Figure 5, tested on a sweep's runs paired by seed (:mod:`setfuncs.experiments.findings`).
 
-The paper states three findings (its ``results/paper-results.json``); we test each on the runs
-that neither diverged nor failed, every comparison paired by seed:
+The paper states three findings (its ``results/paper-results.json``); we test each on the sweep's
+runs, every comparison paired by seed. A run that diverged or failed (collapsed, or counting no
+better than the most frequent count: :func:`~setfuncs.experiments.attention.table.usable_runs`) has no
+measurement; as in every chapter it counts against its configuration (``failed="against"``,
+:data:`~setfuncs.experiments.findings.FAILED_RULES`): it takes the worst outcome its comparison saw,
+and never one that favours its configuration (:func:`worst_outcome`); ``failed="dropped"`` leaves such
+runs out, the alternative the sensitivity column shows. Selecting runs on their outcome would
+otherwise favour a configuration that fails often:
 
 1. *On par at 200 particles, with an order of magnitude fewer weights*: for each set localiser,
    :math:`d_s` is its test ELBO at the training size minus the image localiser's, for the runs of
@@ -16,8 +22,8 @@ that neither diverged nor failed, every comparison paired by seed:
    localiser's claim is that every step's gain is positive; a plain one's that some step's is
    not (the claim's differences are the negated gains, and one step suffices).
 3. *Bounding boxes tighten as the population grows*: per seed, the mean over set localisers of
-   the matched box IoU at the largest size minus at the smallest, over the localisers whose run of
-   that seed is usable: a failed run leaves out its localiser for that seed, not the seed.
+   the matched box IoU at the largest size minus at the smallest, over the localisers (a failed
+   run at its worst outcome, or, with ``failed="dropped"``, its localiser left out for that seed).
 
 Only the first is a comparison of configurations, and it has a margin; the others are about each
 localiser's own curve, which a null copy of the file (outcomes shuffled across localisers) leaves
@@ -33,17 +39,18 @@ from typing import Sequence
 
 import numpy as np
 
-from ..differences import claim_gaps
-from ..findings import Claim, Comparison, Finding
+from ..differences import claim_gaps, header_field
+from ..findings import Claim, Comparison, Finding, check_failed
 from ..results import load_paper
 from ..sweeps import variant_spec
+from .canvas import MULTI_MNIST
 from .differences import CLAIM_AXES, protocol_differences
 from .localisers import IMAGE
 from .metric import per_seed
 from .sweep import PAPER_SET_SPECS
 from .table import LEARNABLE, usable_runs
 
-__all__ = ["ON_PAR_NATS", "WEIGHT_RATIO", "variant_specs", "attention_claims", "counted_weights"]
+__all__ = ["ON_PAR_NATS", "WEIGHT_RATIO", "variant_specs", "worst_outcome", "attention_claims", "counted_weights"]
 
 #: How far below the image localiser (nats per canvas) a set localiser may be and still count as on par.
 ON_PAR_NATS = 1.0
@@ -73,21 +80,46 @@ def _usable(results: dict, specs: Sequence[str]) -> dict[str, list[dict]]:
     return runs
 
 
+def worst_outcome(values: dict[int, float], failed: Sequence[int], ceiling: float) -> dict[int, float]:
+    """``values`` (seed -> a usable run's outcome, higher better for its configuration) with every seed of
+    ``failed`` at the worst of them, and at most ``ceiling`` (an outcome that does not favour the
+    configuration: no gain, or not on par); a ValueError if there is no usable value to take it from."""
+    if failed and not values:
+        raise ValueError("a failed run takes the worst outcome of its comparison, but the comparison has no usable run")
+    worst = min(min(values.values()), ceiling) if values else ceiling
+    return dict(sorted({**values, **{seed: worst for seed in failed}}.items()))
+
+
+def _failed_seeds(results: dict, spec: str) -> list[int]:
+    usable, every = usable_runs(results, spec)
+    kept = {r["seed"] for r in usable}
+    return [r["seed"] for r in every if r["seed"] not in kept]
+
+
 def counted_weights(results: dict, paper: str | os.PathLike | None = None,
                     variants: Sequence[str] = ("paper", "lme")) -> list[Finding]:
     """The counted part of the first claim, "an order of magnitude fewer weights" (no test: ``seeds`` 0, no
     p-value): the image localiser's weights over the largest set localiser's, reproduced at a ratio of
-    :data:`WEIGHT_RATIO`; one row per variant, or one row ``"both"`` where the variants count the same."""
+    :data:`WEIGHT_RATIO`; one row per variant, or one row ``"both"`` where the variants count the same.
+    The image localiser's weights grow with the canvas's pixels, so the ratio is the paper's only on the
+    paper's canvas (:data:`~setfuncs.experiments.attention.canvas.MULTI_MNIST`): on another the verdict is
+    ``"not comparable"``, the canvas named in the note."""
     rows = []
     for variant in variants:
         specs = variant_specs(variant)
         runs = _usable(results, specs)
         largest = max(specs, key=lambda s: runs[s][0]["localiser_parameters"])
         ratio = runs[IMAGE][0]["localiser_parameters"] / runs[largest][0]["localiser_parameters"]
+        side = header_field(results, "data", "canvas_size")
+        comparable = side == MULTI_MNIST.canvas_size
+        verdict = ("reproduced" if ratio >= WEIGHT_RATIO else "not reproduced") if comparable else "not comparable"
+        note = "counted, no uncertainty" + ("" if comparable else
+                                            f"; on a {side} x {side} canvas, where the paper's is "
+                                            f"{MULTI_MNIST.canvas_size} x {MULTI_MNIST.canvas_size}: the image "
+                                            f"localiser's weights grow with the pixels")
         row = Finding(_words(paper)[0] + " (weights)", f"image localiser's weights / {largest}'s (the largest set "
-                      f"localiser)", ratio, np.nan, np.nan, 0, np.nan, np.nan, np.nan,
-                      "reproduced" if ratio >= WEIGHT_RATIO else "not reproduced", variant,
-                      note="counted, no uncertainty", comparative=False, key="on-par/weights", part="weights")
+                      f"localiser)", ratio, np.nan, np.nan, 0, np.nan, np.nan, np.nan, verdict, variant,
+                      note=note, comparative=False, key="on-par/weights", part="weights")
         if not any(r.measure == row.measure and r.estimate == row.estimate for r in rows):
             rows.append(row)
     if len(rows) == 1 and len(variants) > 1:
@@ -95,10 +127,11 @@ def counted_weights(results: dict, paper: str | os.PathLike | None = None,
     return rows
 
 
-def attention_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper") -> list[Claim]:
+def attention_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
+                     failed: str = "against") -> list[Claim]:
     """The tested claims of Section 4.4 on ``results`` for ``variant``; with ``paper``
     (``results/paper-results.json``) the claims are the paper's words. The counted weights are
-    :func:`counted_weights`."""
+    :func:`counted_weights`. ``failed``: how a failed run counts (module docstring)."""
     words = _words(paper)
     params = results["budget_parameters"]
     train, sizes = str(params["particles"]), sorted(int(n) for n in params["eval_sizes"])
@@ -111,20 +144,34 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
             raise ValueError(f"the findings need every set localiser's ELBO gains paired by canvas ('elbo_gains'), "
                              f"which the runs of {spec} lack: the file was written before they were recorded; "
                              f"rerun the sweep to test the findings")
+    against = check_failed(failed) == "against"
+    failures = {spec: _failed_seeds(results, spec) if against else [] for spec in [IMAGE, *specs]}
     image = per_seed(runs[IMAGE], lambda r: r["evaluation"]["image"]["elbo"])
+
+    def versus_image(spec: str) -> Comparison:
+        """The set localiser against the image localiser: a failed set run at the worst difference, not on par;
+        a failed image run at the best, the set localiser at least its equal."""
+        d = Comparison.paired(f"{spec} vs image", per_seed(runs[spec], lambda r: r["evaluation"][train]["elbo"]), image)
+        usable = dict(zip(d.seeds, d.differences))
+        worse = [s for s in failures[spec] if s in image]
+        better = {s: max(max(usable.values()), 0.0) for s in failures[IMAGE] if s not in failures[spec]}
+        values = {**worst_outcome(usable, worse, -ON_PAR_NATS), **better}
+        return Comparison(d.label, tuple(sorted(values)), np.array([values[s] for s in sorted(values)]))
+
     on_par = Claim(words[0] + " (ELBO)", f"ELBO at n = {train} of a set localiser - the image localiser's "
                    f"(nats per canvas; some localiser must be above -{ON_PAR_NATS:g})",
-                   tuple(Comparison.paired(f"{spec} vs image", per_seed(runs[spec], lambda r: r["evaluation"][train]["elbo"]),
-                                           image) for spec in specs),
+                   tuple(versus_image(spec) for spec in specs),
                    combine="any", margin=ON_PAR_NATS, gap=gap_of["set localiser on par with the image localiser"],
                    note=f"on par: within {ON_PAR_NATS:g} nat", key="on-par/elbo", part="ELBO")
     claims = [on_par]
     for paper_spec, spec in zip(PAPER_SET_SPECS, specs):
         learnable = spec in LEARNABLE
         sign = 1.0 if learnable else -1.0
-        parts = tuple(Comparison(f"{spec} {step}", tuple(r["seed"] for r in runs[spec]),
-                                 np.array([sign * r["elbo_gains"][step]["mean"] for r in runs[spec]]))
-                      for step in steps)
+        parts = []
+        for step in steps:
+            gains = worst_outcome({r["seed"]: r["elbo_gains"][step]["mean"] for r in runs[spec]}, failures[spec], 0.0)
+            parts.append(Comparison(f"{spec} {step}", tuple(gains), sign * np.array(list(gains.values()))))
+        parts = tuple(parts)
         named = paper_spec if spec == paper_spec else f"{paper_spec} as {spec}"    # the paper's localiser, as tested
         claims.append(Claim(f"{words[1]} ({named}, {'learnable' if learnable else 'plain'})",
                             (f"mean ELBO gain of {spec} at every step {sizes} (all must be positive)" if learnable else
@@ -133,11 +180,12 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
                             gap=gap_of["learnable aggregations improve monotonically"],
                             note="gains paired by canvas", key=f"monotonic/{paper_spec}",
                             part=f"{named}, {'learnable' if learnable else 'plain'}"))
-    by_seed: dict[int, list[float]] = {}          # a failed run leaves out its localiser, not its seed
+    by_seed: dict[int, list[float]] = {}          # a failed run at its worst, or (dropped) its localiser left out
     for spec in specs:
-        for r in runs[spec]:
-            iou = r["evaluation"]
-            by_seed.setdefault(r["seed"], []).append(iou[str(sizes[-1])]["box_iou"] - iou[str(sizes[0])]["box_iou"])
+        change = worst_outcome({r["seed"]: r["evaluation"][str(sizes[-1])]["box_iou"]
+                                - r["evaluation"][str(sizes[0])]["box_iou"] for r in runs[spec]}, failures[spec], 0.0)
+        for seed, value in change.items():
+            by_seed.setdefault(seed, []).append(value)
     tighter = {s: float(np.mean(by_seed[s])) for s in sorted(by_seed)}
     claims.append(Claim(words[2], f"mean over the set localisers of box IoU at n = {sizes[-1]} - at n = {sizes[0]}, "
                                   f"per seed (its usable runs)",

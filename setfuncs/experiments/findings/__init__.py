@@ -4,8 +4,9 @@ Its parts: :mod:`~setfuncs.experiments.findings.claims` (the constants, comparis
 findings, and selection by key), :mod:`~setfuncs.experiments.findings.judge` (the tests, the
 correction and the verdicts) and :mod:`~setfuncs.experiments.findings.text` (a table in words and
 in HTML), :mod:`~setfuncs.experiments.findings.twins` (log-mean-exp against LSE, not a claim of
-the paper) and :mod:`~setfuncs.experiments.findings.rates` (the compound rule's error rates, by
-simulation). This package names their public objects; what follows is the method they implement.
+the paper), :mod:`~setfuncs.experiments.findings.rates` (the compound rule's error rates, by
+simulation) and :mod:`~setfuncs.experiments.findings.sensitivity` (each verdict under the analysis'
+alternatives). This package names their public objects; what follows is the method they implement.
 
 Every experiment chapter ends with a table of :class:`~setfuncs.experiments.findings.claims.Finding` rows, one per claim of the paper.
 A claim is tested on **comparisons paired by seed** (:class:`~setfuncs.experiments.findings.claims.Comparison`): two configurations
@@ -69,6 +70,8 @@ opposite one, before the correction.
 * *not reproduced*: the opposite is decided on a protocol that differs from the paper's on such an
   axis (the note says which), or nothing is decided although the seeds had 80 % power to detect
   the effect the paper reports (:attr:`~setfuncs.experiments.findings.claims.Claim.paper_effect`, in the measure's units);
+* *not comparable*: a counted part of a claim (no test) that our protocol fixes differently from the
+  paper's, so that no outcome of ours bears on it (attention's weights on another canvas);
 * *undecided*: nothing is decided, and the seeds lacked that power. The row gives the smallest
   effect the seeds could detect with 80 % power (:func:`~setfuncs.experiments.paired.detectable_effect`
   of the claim's own test at its worst-case Holm level :math:`w\alpha/m`, :math:`m` the claims of its
@@ -83,14 +86,16 @@ only a claim alone in its family; :func:`~setfuncs.experiments.findings.judge.se
 fewest seeds that can decide a claim in a family of a given size.
 """
 
-from .claims import (ALPHA, CLAIM_SHARE, FAMILIES, LEVEL, POWER, SCORES, VARIANT_LABELS, VARIANT_TITLES, VERDICTS,
-                     Claim, Comparison, Finding, matched, select)
+from .claims import (ALPHA, CLAIM_SHARE, FAILED_RULES, FAMILIES, LEVEL, POWER, SCORES, VARIANT_LABELS, VARIANT_TITLES,
+                     VERDICTS, Claim, Comparison, Finding, check_failed, matched, select)
 from .judge import compare_pairs, decided, family_of, judge, opposite_floor, opposite_needs, seeds_needed
+from .sensitivity import POOLED, sensitivity, sensitivity_html
 from .text import bound_text, detectable_phrase, detectable_text, findings_html, findings_rows, format_findings, interval_text
 from .twins import lme_against_lse
 
-__all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "FAMILIES", "VARIANT_TITLES", "VARIANT_LABELS",
+__all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "FAMILIES", "FAILED_RULES", "check_failed",
+           "VARIANT_TITLES", "VARIANT_LABELS",
            "Comparison", "Claim", "Finding", "SCORES", "matched", "judge", "family_of", "select", "compare_pairs",
            "opposite_floor", "opposite_needs", "seeds_needed",
            "decided", "findings_rows", "format_findings", "findings_html", "bound_text", "interval_text",
-           "detectable_text", "detectable_phrase", "lme_against_lse"]
+           "detectable_text", "detectable_phrase", "lme_against_lse", "POOLED", "sensitivity", "sensitivity_html"]

@@ -10,11 +10,12 @@ import numpy as np
 
 from ..paired import TESTS, paired_differences
 
-__all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "FAMILIES", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
+__all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "FAMILIES", "FAILED_RULES", "check_failed", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "SCORES", "matched", "Claim", "Finding", "select"]
 
-#: The four verdicts, from agreement with the paper to disagreement.
-VERDICTS = ("reproduced", "undecided", "not reproduced", "contradicted")
+#: The verdicts: four from agreement with the paper to disagreement, and "not comparable" for a counted
+#: quantity our protocol fixes differently from the paper's (no outcome of ours bears on the claim).
+VERDICTS = ("reproduced", "undecided", "not reproduced", "contradicted", "not comparable")
 #: The family-wise error rate of a findings table.
 ALPHA = 0.05
 #: The confidence level of every interval (not corrected for the table).
@@ -29,8 +30,20 @@ VARIANT_TITLES = {"paper": "the paper's aggregations (mean, max, LSE)",
 #: The families of a findings table, each with its own Holm correction: the paper's claims, and the
 #: book's own (the log-mean-exp variant's), so that adding the book's claims never moves the paper's.
 FAMILIES = {"paper": "the paper's claims", "book": "the book's own claims (log-mean-exp in place of LSE)"}
+#: How a findings table counts a run that failed (diverged, collapsed, or, for attention, counted no better
+#: than the most frequent count): against its configuration, the rule of every chapter, or left out, the
+#: alternative its sensitivity column shows.
+FAILED_RULES = {"against": "a failed run counts against its configuration (its worst outcome)",
+                "dropped": "failed runs are left out"}
 #: What the two variants are in a findings table's column "with".
 VARIANT_LABELS = {"paper": "LSE (paper)", "lme": "log-mean-exp", "both": "both"}
+
+
+def check_failed(failed: str) -> str:
+    """``failed`` if it is one of :data:`FAILED_RULES`, else a ValueError naming the argument and the choices."""
+    if failed not in FAILED_RULES:
+        raise ValueError(f"failed must be one of {list(FAILED_RULES)} (how a failed run counts), got {failed!r}")
+    return failed
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,6 +114,9 @@ def matched(label: str, metric: Mapping[tuple[str, int], float], pairs: Sequence
       :math:`\operatorname{sign}(m_b - m_a)`, the net share of pairs that ``a`` wins;
     * ``"difference"`` (higher is better, a failed run NaN): the mean over the pairs with two
       finite values of :math:`m_a - m_b`; a seed with no such pair is left out.
+
+    Under every score a NaN is a run left out: the pairs it is in are left out, and a seed with no pair
+    left is left out.
     """
     if score not in SCORES:
         raise ValueError(f"score must be one of {SCORES}, got {score!r}")
@@ -112,7 +128,10 @@ def matched(label: str, metric: Mapping[tuple[str, int], float], pairs: Sequence
     for seed in seeds:
         a = np.array([metric[(x, seed)] for x, _ in pairs], dtype=float)
         b = np.array([metric[(y, seed)] for _, y in pairs], dtype=float)
-        scores = _pair_scores(a, b, score)
+        measured = ~(np.isnan(a) | np.isnan(b))            # NaN: a run left out, and its pair with it
+        if not measured.any():
+            continue
+        scores = _pair_scores(a[measured], b[measured], score)
         if score == "difference":
             scores = scores[np.isfinite(scores)]
             if scores.size == 0:

@@ -130,12 +130,14 @@ def family_of(variant: str) -> str:
     return "paper" if variant in ("paper", "both") else "book"
 
 
-def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
+def judge(claims: Sequence[tuple[str, Claim]], pooled: bool = False) -> list[Finding]:
     """One :class:`~setfuncs.experiments.findings.claims.Finding` per ``(variant, claim)``, in order, with one Holm
     correction per family (:func:`family_of`): the paper's claims are corrected among themselves, whatever
     else the call holds, and the book's own among themselves. A claim both variants share
     (:meth:`~setfuncs.experiments.findings.claims.Claim.hypothesis`) is one hypothesis of the paper's family and
-    comes back once, as variant ``"both"``, where its first variant stood."""
+    comes back once, as variant ``"both"``, where its first variant stood. ``pooled``: one correction over
+    every claim of the call instead (the sensitivity of a verdict to the choice of family; each row keeps
+    its family's name)."""
     distinct: dict[tuple, tuple[str, Claim]] = {}
     for variant, claim in claims:
         key = claim.hypothesis()
@@ -143,7 +145,7 @@ def judge(claims: Sequence[tuple[str, Claim]]) -> list[Finding]:
             distinct.get(key, (variant, claim))
     members: dict[str, list[tuple]] = {}
     for key, (variant, _) in distinct.items():
-        members.setdefault(family_of(variant), []).append(key)
+        members.setdefault("all" if pooled else family_of(variant), []).append(key)
     tests, adjusted = {}, {}
     for keys in members.values():
         tests.update({key: weigh(distinct[key][1], len(keys)) for key in keys})

@@ -37,7 +37,7 @@ from typing import Sequence
 import numpy as np
 
 from ..differences import claim_gaps
-from ..findings import Claim, Comparison, matched
+from ..findings import Claim, Comparison, check_failed, matched
 from ..sweeps import VARIANTS
 from .differences import CLAIM_AXES, protocol_differences
 from .metric import metric_by_run
@@ -55,8 +55,8 @@ def _finals(families: Sequence[str]) -> list[str]:
 
 def _share_of_peaks_worse_than_em(metric: dict[tuple[str, int], float], specs: list[str], seed: int) -> float:
     """The share of all batches of :data:`PEAK_BATCH` of ``specs``' runs at ``seed`` whose best is worse
-    than EM (above 0), exactly: C(worse, k) / C(runs, k)."""
-    values = [metric[(spec, seed)] for spec in specs if (spec, seed) in metric]
+    than EM (above 0), exactly: C(worse, k) / C(runs, k); a run left out (NaN) is not ranked."""
+    values = [metric[(spec, seed)] for spec in specs if (spec, seed) in metric and not np.isnan(metric[(spec, seed)])]
     k = min(PEAK_BATCH, len(values))
     return comb(sum(v > 0 for v in values), k) / comb(len(values), k)
 
@@ -73,15 +73,19 @@ def _more_peaks_worse_than_em(metric: dict[tuple[str, int], float], worse: list[
 
 
 def mixture_claims(results: dict, paper: str | os.PathLike | None = None, variant: str = "paper",
-                   summary: str = "median") -> list[Claim]:
-    """The claims of Section 4.2 on ``results`` for ``variant``; with ``paper``
-    (``results/paper-results.json``) the claims are the paper's words."""
+                   summary: str = "median", failed: str = "against") -> list[Claim]:
+    r"""The claims of Section 4.2 on ``results`` for ``variant``; with ``paper``
+    (``results/paper-results.json``) the claims are the paper's words. ``failed``
+    (:data:`~setfuncs.experiments.findings.FAILED_RULES`): a run that did not train counts as
+    :math:`+\infty` (``"against"``), or is left out (``"dropped"``)."""
     boost_claim, lse_claim, max_claim = (paper_findings(paper) if paper is not None else
                                          ("learnable equivariant layers boost every reduction",
                                           "LSE benefits most from learnable inputs", "max-type aggregations fall behind"))
     families = VARIANTS[variant]
     plain, maximum, lse = families
     metric = metric_by_run(results, summary)
+    if check_failed(failed) == "dropped":           # NaN: left out, with the pairs it is in
+        metric = {key: value if np.isfinite(value) else np.nan for key, value in metric.items()}
     gap_of = claim_gaps(results, protocol_differences, CLAIM_AXES)
     finals = _finals(families)
 
