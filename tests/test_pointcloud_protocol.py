@@ -215,6 +215,9 @@ CHANGES: dict[str, Callable[[dict], None]] = {
     "equivariant layers": lambda r: r["budget_parameters"].update(equivariant_layers=2),
     "output layer": lambda r: r["model"].update(head="something else"),
     "seeds": lambda r: r.update(seeds=[0, 1, 2, 3, 4]),
+    "augmentation": lambda r: r["data"].update(rotation="none"),
+    "test set": lambda r: r["data"].update(test_clouds=300),
+    "statistic": lambda r: r.update(seeds=[0, 1, 2]),
 }
 
 
@@ -228,8 +231,8 @@ def test_every_ours_cell_is_read_from_the_file(committed: dict, axis: str) -> No
     assert after[axis].paper == before[axis].paper
 
 
-def test_claim_axes_are_rows_and_leave_out_only_the_seeds() -> None:
-    assert set(TRAINING_AXES) == set(AXES) - {"seeds"}
+def test_claim_axes_are_rows_and_training_leaves_out_the_seeds_the_test_set_and_the_statistic() -> None:
+    assert set(TRAINING_AXES) == set(AXES) - {"seeds", "test set", "statistic"}
     assert all(set(axes) <= set(AXES) for axes in CLAIM_AXES.values())
 
 
