@@ -172,3 +172,14 @@ def test_the_circle_peak_column_tests_the_papers_statistic_on_the_committed_file
         assert row["agree"] == ({"reproduced": "as claimed", "undecided": "undecided"}.get(row["verdict"],
                                                                                         "against the claim")
                                 == row["direction"])
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_the_papers_rows_get_the_same_adjusted_p_with_and_without_the_books_claims(name: str) -> None:
+    experiment = EXPERIMENTS[name]
+    results = experiment.load_results(results_file(f"{name}-medium.json"))
+    both = {f.key: f for f in experiment.EXPERIMENT.findings(results, PAPER) if f.family == "paper" and f.seeds}
+    alone = {f.key: f for f in experiment.EXPERIMENT.findings(results, PAPER, variants=("paper",)) if f.seeds}
+    assert set(both) == set(alone)
+    for key, f in alone.items():
+        assert (both[key].adjusted, both[key].verdict) == (f.adjusted, f.verdict), key
