@@ -128,10 +128,11 @@ def _row(key: str, statistic: str, estimate: float, seeds: int, p_claim: float, 
 
 def peak_agreement(peaks: Sequence[dict], findings: Sequence[Any]) -> list[dict[str, Any]]:
     """The peak rows beside the findings' verdicts of the same keys and variant ``"paper"`` (or ``"both"``):
-    each row gains ``verdict`` (the typical run's) and ``agree`` (whether the peak test's direction says
+    each row gains ``words`` (the claim's), ``verdict`` (the typical run's) and ``agree`` (whether the peak test's direction says
     what the verdict says: decided as claimed where reproduced, against where not reproduced or
     contradicted, undecided where undecided)."""
     verdicts = {f.key: f.verdict for f in findings if f.variant in ("paper", "both")}
+    words = {f.key: f.words for f in findings if f.variant in ("paper", "both")}
     expected = {"reproduced": "as claimed", "undecided": "undecided", "not reproduced": "against the claim",
                 "contradicted": "against the claim"}
     out = []
@@ -139,5 +140,5 @@ def peak_agreement(peaks: Sequence[dict], findings: Sequence[Any]) -> list[dict[
         verdict = verdicts.get(row["key"])
         if verdict is None:
             raise ValueError(f"no finding has the peak row's key {row['key']!r}; the findings' keys are {sorted(verdicts)}")
-        out.append({**row, "verdict": verdict, "agree": expected[verdict] == row["direction"]})
+        out.append({**row, "words": words[row["key"]], "verdict": verdict, "agree": expected[verdict] == row["direction"]})
     return out

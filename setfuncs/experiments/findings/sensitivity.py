@@ -38,7 +38,7 @@ def sensitivity(findings_of: Callable[..., Sequence[Finding]],
             untestable.add(name)
             for row in rows:
                 row[name] = "no table"
-                row["notes"].append(f"{name}: {err}")
+                row["notes"].append(f"{name}: no table, {str(err).split(' [')[0]}")
             continue
         for row in rows:
             verdict = other.get((row["key"], row["variant"]))
