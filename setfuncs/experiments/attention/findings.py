@@ -4,7 +4,7 @@ The paper states three findings (its ``results/paper-results.json``); we test ea
 runs, every comparison paired by seed. A run that diverged or failed (collapsed, or counting no
 better than the most frequent count: :func:`~setfuncs.experiments.attention.table.usable_runs`) has no
 measurement; as in every chapter it counts against its configuration (``failed="against"``,
-:data:`~setfuncs.experiments.findings.FAILED_RULES`): it takes the worst outcome its comparison saw,
+:data:`~setfuncs.experiments.findings.claims.FAILED_RULES`): it takes the worst outcome its comparison saw,
 and never one that favours its configuration (:func:`worst_outcome`); ``failed="dropped"`` leaves such
 runs out, the alternative the sensitivity column shows. Selecting runs on their outcome would
 otherwise favour a configuration that fails often:

@@ -72,7 +72,7 @@ def circle_claims(results: dict, paper: str | os.PathLike | None = None, variant
                   failed: str = "against") -> list[Claim]:
     """The claims of Section 4.1 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
     ``paper`` (``results/paper-results.json``) each claim quotes the paper's Table 1 and carries its
-    effect for the power check. ``failed`` (:data:`~setfuncs.experiments.findings.FAILED_RULES`): a run
+    effect for the power check. ``failed`` (:data:`~setfuncs.experiments.findings.claims.FAILED_RULES`): a run
     that learnt nothing counts as an infinite MSE (``"against"``), or is left out, with its seed's
     matched pairs (``"dropped"``)."""
     theirs = paper_rows(paper) if paper is not None else None

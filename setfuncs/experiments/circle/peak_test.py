@@ -15,7 +15,7 @@ the :math:`2^n` swap patterns give an exact test of :math:`T` (:func:`~setfuncs.
 whatever a peak's distribution. A rejection says that the two rows differ, in the direction of the
 one-sided p-value; it is a test of the settings, not of the paper's numbers.
 
-Each claim's p-value weighs its two directions as the findings do (:data:`~setfuncs.experiments.findings.CLAIM_SHARE`),
+Each claim's p-value weighs its two directions as the findings do (:data:`~setfuncs.experiments.findings.claims.CLAIM_SHARE`),
 "recurrent/recurrent is the best row" takes the largest of its three parts' p-values (intersection-union)
 and, for the opposite, Bonferroni's :math:`3 \min_i p_i` (the swaps of different pairs of rows are not one
 group, so no joint test), and the four claims are Holm-corrected together: the peak column is its own
@@ -42,7 +42,7 @@ from .metric import mse_by_run
 __all__ = ["PEAK_CLAIMS", "setting_metrics", "peak_findings", "peak_agreement"]
 
 PP, PR, RP, RR = SETTINGS
-#: The row claims of Section 4.1 by their findings keys: ``(better, (worse, ...))``.
+#: The row claims of Section 4.1 by their findings keys, each ``(better, (worse, ...))``.
 PEAK_CLAIMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "recurrent-equivariant-improve": (RP, (PP,)),
     "recurrent-aggregations-improve": (PR, (PP,)),

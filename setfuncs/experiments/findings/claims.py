@@ -13,7 +13,7 @@ from ..paired import TESTS, paired_differences
 __all__ = ["VERDICTS", "ALPHA", "LEVEL", "POWER", "CLAIM_SHARE", "FAMILIES", "FAILED_RULES", "check_failed", "VARIANT_TITLES", "VARIANT_LABELS", "Comparison",
            "SCORES", "matched", "Claim", "Finding", "select"]
 
-#: The verdicts: four from agreement with the paper to disagreement, and "not comparable" for a counted
+#: Four verdicts from agreement with the paper to disagreement, then "not comparable" for a counted
 #: quantity our protocol fixes differently from the paper's (no outcome of ours bears on the claim).
 VERDICTS = ("reproduced", "undecided", "not reproduced", "contradicted", "not comparable")
 #: The family-wise error rate of a findings table.
@@ -27,8 +27,8 @@ CLAIM_SHARE = 0.8
 #: What the two variants of a table are, in a heading.
 VARIANT_TITLES = {"paper": "the paper's aggregations (mean, max, LSE)",
                   "lme": "log-mean-exp in place of LSE (not in the paper)"}
-#: The families of a findings table, each with its own Holm correction: the paper's claims, and the
-#: book's own (the log-mean-exp variant's), so that adding the book's claims never moves the paper's.
+#: The families of a findings table, each corrected by Holm's procedure on its own (the paper's claims,
+#: and the book's own, the log-mean-exp variant's), so that adding the book's claims never moves the paper's.
 FAMILIES = {"paper": "the paper's claims", "book": "the book's own claims (log-mean-exp in place of LSE)"}
 #: How a findings table counts a run that failed (diverged, collapsed, or, for attention, counted no better
 #: than the most frequent count): against its configuration, the rule of every chapter, or left out, the

@@ -73,7 +73,7 @@ class Scenario:
         means: :math:`\\mu_i`, one per part.
         combine: ``"all"`` or ``"any"``.
         bounds: ``{"claim" or "opposite": the most that direction may be decided}``, as a share of the
-            level :math:`\\alpha/m` (1: at most the level; :data:`CLAIM_SHARE` or :math:`1 -` it: at most
+            level :math:`\\alpha/m` (1: at most the level; :data:`~setfuncs.experiments.findings.claims.CLAIM_SHARE` or :math:`1 -` it: at most
             that direction's share).
         power: ``{"claim" or "opposite": the least that direction must be decided}``, absolute.
     """
@@ -156,7 +156,7 @@ def rates(seeds: int = 10, family: int = 6, reps: int = 2000,
 
 def rule_digest() -> str:
     """The SHA-256 of :data:`RULE_FILES`' code, in order, their docstrings and comments left out (the syntax
-    tree, :func:`ast.dump`): what a committed simulation of the rule was run on, which a change of wording
+    tree, ``ast.dump``): what a committed simulation of the rule was run on, which a change of wording
     leaves alone."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()

@@ -15,7 +15,7 @@ from .claims import Finding
 
 __all__ = ["POOLED", "sensitivity", "sensitivity_html"]
 
-#: The alternative every table has: the paper's and the book's claims in one Holm correction.
+#: The alternative every table has, the paper's and the book's claims in one Holm correction.
 POOLED = "one correction over the paper's and the book's claims"
 
 

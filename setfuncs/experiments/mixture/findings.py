@@ -76,7 +76,7 @@ def mixture_claims(results: dict, paper: str | os.PathLike | None = None, varian
                    summary: str = "median", failed: str = "against") -> list[Claim]:
     r"""The claims of Section 4.2 on ``results`` for ``variant``; with ``paper``
     (``results/paper-results.json``) the claims are the paper's words. ``failed``
-    (:data:`~setfuncs.experiments.findings.FAILED_RULES`): a run that did not train counts as
+    (:data:`~setfuncs.experiments.findings.claims.FAILED_RULES`): a run that did not train counts as
     :math:`+\infty` (``"against"``), or is left out (``"dropped"``)."""
     boost_claim, lse_claim, max_claim = (paper_findings(paper) if paper is not None else
                                          ("learnable equivariant layers boost every reduction",

@@ -84,7 +84,7 @@ def _twins(columns: Sequence[str]) -> list[tuple[str, str]]:
             if not is_max_type(equivariant) and f"max/{final}" in columns]
 
 
-#: How the drop claim measures a loss of accuracy: relative to the headroom above chance (the claim), or raw.
+#: The measures of the drop claim's loss of accuracy, relative to the headroom above chance (the claim) or raw.
 DROP_MEASURES = ("relative", "raw")
 
 
@@ -92,7 +92,7 @@ def pointcloud_claims(results: dict, paper: str | os.PathLike | None = None, var
                       failed: str = "against", drop: str = "relative") -> list[Claim]:
     """The claims of Section 4.3 on ``results`` for ``variant`` (``"paper"`` or ``"lme"``); with
     ``paper`` (``results/paper-results.json``) each claim quotes the paper's Table 2 numbers and
-    carries its effect. ``failed`` (:data:`~setfuncs.experiments.findings.FAILED_RULES`): a collapsed run
+    carries its effect. ``failed`` (:data:`~setfuncs.experiments.findings.claims.FAILED_RULES`): a collapsed run
     counts at its measured accuracy, near chance (``"against"``), or is left out (``"dropped"``).
     ``drop`` (:data:`DROP_MEASURES`): the drop claim's loss from 1,000 to 50 points relative to the
     headroom above chance, :math:`(A_{1000} - A_{50}) / (A_{1000} - 1/C)` for :math:`C` classes
