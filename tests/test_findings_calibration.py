@@ -178,7 +178,7 @@ def test_null_copies_of_a_ten_seed_point_cloud_file_with_collapsed_runs_are_deci
             accuracy = [1 / 12] * 3 if collapsed else [base[0], base[1] - 0.15, base[2] - 0.25]
             runs.append({"spec": spec, "seed": seed, "error": None, "collapsed": collapsed,
                          "accuracy_by_population_size": dict(zip(("1000", "100", "50"), map(float, accuracy)))})
-    results = {"runs": runs}
+    results = {"data": {"classes": 12}, "runs": runs}
     real = pointcloud.pointcloud_findings(results, PAPER)
     assert decided(real, comparative_only=True)                  # the levels differ: the real file decides some
     copies = 200
