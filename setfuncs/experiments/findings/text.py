@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from ..paired import TESTS
-from .claims import LEVEL, VARIANT_LABELS, Finding
+from .claims import FAMILIES, LEVEL, VARIANT_LABELS, Finding
 
 __all__ = ["findings_rows", "format_findings", "findings_html", "bound_text", "interval_text", "finding_interval_text",
            "detectable_text", "detectable_phrase"]
@@ -114,14 +114,19 @@ def format_findings(findings: Sequence[Finding]) -> str:
 def findings_html(findings: Sequence[Finding], caption: str | None = None) -> str:
     """The findings as an HTML table: the paper's claim, the variant, what we measured (with the
     finding's note), the seeds, the estimate with its interval, the p-value and its Holm-adjusted
-    value, the smallest effect the seeds detect with 80 % power, and the verdict. A note that every
-    finding shares is said once, after the caption."""
+    value within its family, the smallest effect the seeds detect with 80 % power, and the verdict. A note
+    that every finding shares is said once, after the caption, and so is which rows make each family where
+    the table holds both (:data:`~setfuncs.experiments.findings.claims.FAMILIES`)."""
     from setfuncs.tables import html_table
 
     notes = {f.note for f in findings}
     shared = next(iter(notes)) if len(notes) == 1 else ""
     if shared:
         caption = f"{caption}; {shared}" if caption else shared
+    if {f.family for f in findings if f.seeds} == set(FAMILIES):
+        families = ("Holm p is corrected within each family: the paper's claims (with LSE (paper) or both) and, "
+                    "apart, the book's own (with log-mean-exp)")
+        caption = f"{caption}; {families}" if caption else families
     claims = list(dict.fromkeys(f.claim for f in findings))
     ordered = sorted(findings, key=lambda f: claims.index(f.claim))      # stable: a claim's variants side by side
     rows = [{**{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in asdict(f).items()},

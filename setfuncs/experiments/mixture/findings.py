@@ -111,7 +111,9 @@ def mixture_claims(results: dict, paper: str | os.PathLike | None = None, varian
               for paper_family, f in zip(VARIANTS["paper"], families)]
     claims.append(Claim(lse_claim, f"boost of {lse} minus boost of mean and of max (both), per seed",
                         (boost(lse).minus(boost(plain), f"{lse} vs mean"), boost(lse).minus(boost(maximum), f"{lse} vs max")),
-                        gap=gap_of["LSE benefits most"], note=note, key="lse-benefits-most"))
+                        gap=gap_of["LSE benefits most"], key="lse-benefits-most",
+                        note=note + "; a difference of boosts: its test is exact when the configurations are "
+                                    "exchangeable, only approximately when the boosts are equal but not zero"))
     claims.append(Claim(f"{max_claim} (equivariant layers)", f"mean and {lse} (both) against max equivariant layers",
                         (equivariant_beats_max(plain), equivariant_beats_max(lse)),
                         gap=gap_of["max-type aggregations fall behind"], note=note, key="max-behind/equivariant",

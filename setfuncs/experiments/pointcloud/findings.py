@@ -176,7 +176,9 @@ def _drop_claim(results: dict, lse_column: str, drop: str, quote: Callable[[str]
                  # the paper's columns are of ModelNet40: its chance is 1/40
                  paper_effect=effect(lambda p: _loss(p["max/max"], drop, 1 / MODELNET40_CLASSES)
                                      - _loss(p[lse_column], drop, 1 / MODELNET40_CLASSES)),
-                 gap=gap, key="max-max-drops-more", words=DROPS)
+                 gap=gap, key="max-max-drops-more", words=DROPS,
+                 note="a difference of two losses: its test is exact when the two columns are exchangeable, only "
+                      "approximately when the losses are equal")
 
 
 def _loss(accuracy: dict[int, float], drop: str, chance: float) -> float:
