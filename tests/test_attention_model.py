@@ -194,3 +194,15 @@ def test_a_tiny_run_increases_the_elbo() -> None:
     assert len(losses) == 60 and all(np.isfinite(losses))
     assert np.mean(losses[-10:]) < np.mean(losses[:10]) - 0.01
     assert after > before + 20
+
+
+def test_the_canvases_geometry_sets_the_likelihoods_sigma() -> None:
+    """The surrogate canvases train at LIKELIHOOD_STD, the 50 x 50 MNIST canvases at their own sigma_x (0.45, where
+    the image localiser counts), through make_air, and the provenance records the one used."""
+    from setfuncs.experiments.attention import LIKELIHOOD_STD, QUICK
+    from setfuncs.experiments.attention.canvas import MULTI_MNIST, SURROGATE
+    from setfuncs.experiments.attention.train import make_air
+
+    assert SURROGATE.likelihood_std == LIKELIHOOD_STD and MULTI_MNIST.likelihood_std > LIKELIHOOD_STD
+    for geometry in (SURROGATE, MULTI_MNIST):
+        assert make_air("mean", QUICK, geometry).likelihood_std == geometry.likelihood_std

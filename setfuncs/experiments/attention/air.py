@@ -17,12 +17,14 @@ the spatial transformer places it at :math:`z^\text{where}_i`
 (:func:`~setfuncs.experiments.attention.transformer.place`), and the canvas mean
 :math:`\bar x` is the sum of the placed glimpses. **Likelihood**: independent Gaussians
 :math:`x_{jk} \sim \mathcal{N}(\bar x_{jk}, \sigma_x^2)` with :math:`\sigma_x` =
-:data:`LIKELIHOOD_STD` = 0.3 (as Pyro's AIR on multi-MNIST). We choose a Gaussian over a
+:data:`LIKELIHOOD_STD` = 0.3 (as Pyro's AIR on multi-MNIST) on the surrogate canvases, and 0.45 on
+the 50 x 50 MNIST canvases (the canvases' geometry sets it, :data:`~setfuncs.experiments.attention.canvas.MULTI_MNIST`:
+there 0.3 makes the model use every step on every canvas). We choose a Gaussian over a
 Bernoulli because the canvases are continuous intensities (a Bernoulli "likelihood" of grey
 values is not a normalised density, so its ELBO would bound nothing), and because the sum of
 overlapping glimpses may exceed 1, which a Gaussian mean allows. An all-black canvas has
 :math:`\log p(x \mid N = 0) = HW(-\ln \sigma_x - \tfrac12 \ln 2\pi)` nats (about 292 on a 32 x 32
-canvas, 714 on a 50 x 50 one), the largest value any ELBO on such a canvas can reach.
+canvas at 0.3, -301 on a 50 x 50 one at 0.45), the largest value any ELBO on such a canvas can reach.
 
 **Inference network.** Step :math:`i` asks the localiser
 (:mod:`~setfuncs.experiments.attention.localisers`) for :math:`q(z^\text{pres}_i = 1 \mid

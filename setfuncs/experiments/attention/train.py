@@ -43,14 +43,14 @@ __all__ = ["make_air", "canvas_batches", "negative_elbo_per_pixel", "train_air",
 
 def make_air(spec: str, budget: Budget, geometry: Geometry) -> AIR:
     """The AIR model of localiser ``spec`` (``"image"`` or a Deep Set spec) at ``budget``'s sizes, for
-    canvases of ``geometry`` (their side and prior glimpse scale)."""
+    canvases of ``geometry`` (their side, prior glimpse scale and likelihood's sigma_x)."""
     if not isinstance(geometry, Geometry):
         raise TypeError(f"make_air needs the canvases' Geometry (SURROGATE or MULTI_MNIST, or canvases.geometry), "
                         f"got {geometry!r}")
     return AIR(spec, canvas_size=geometry.canvas_size, glimpse_size=budget.glimpse_size,
                what_features=budget.what_features, hidden=budget.hidden, set_hidden=budget.set_hidden,
                equivariant_layers=budget.equivariant_layers, steps=budget.recurrent_steps, readout=budget.readout,
-               where_scale=geometry.where_scale)
+               where_scale=geometry.where_scale, likelihood_std=geometry.likelihood_std)
 
 
 def canvas_batches(canvases: np.ndarray, batch: int, particles: int | None, generator: torch.Generator
