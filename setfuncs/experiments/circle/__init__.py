@@ -16,7 +16,7 @@ from ..sweeps import SETTINGS, all_configurations, lme_configurations, paper_con
 from .budget import BUDGETS, FULL, MEDIUM, QUICK, Budget
 from .sweep import RUN_SCHEMA, circle_errors, make_model, run_ensemble, run_one, train_ensemble, train_model
 from .findings import circle_claims, lme_against_lse
-from .peak_test import peak_agreement, peak_findings
+from .peak_test import disagreements, peak_agreement, peak_findings, peak_html
 from .metric import mse_by_run, mse_by_spec
 from .table import by_population_size, circle_table, format_table, median_best, usable_runs
 from .differences import CLAIM_AXES, convergence_ratios, protocol_differences
@@ -30,5 +30,5 @@ __all__ = ["EXPERIMENT", "RUN_SCHEMA", "min_enclosing_circle", "min_enclosing_ci
            "circle_batch", "test_set", "Budget", "BUDGETS", "QUICK", "MEDIUM", "FULL", "SETTINGS",
            "all_configurations", "paper_configurations", "lme_configurations", "spec_of", "make_model", "train_model", "train_ensemble", "run_one", "run_ensemble", "circle_errors", "sweep",
            "circle_table", "by_population_size", "format_table", "load_results", "median_best", "usable_runs",
-           "circle_claims", "circle_findings", "lme_against_lse", "peak_findings", "peak_agreement", "mse_by_spec", "mse_by_run",
+           "circle_claims", "circle_findings", "lme_against_lse", "peak_findings", "peak_agreement", "peak_html", "disagreements", "mse_by_spec", "mse_by_run",
            "CLAIM_AXES", "protocol_differences", "convergence_ratios"]

@@ -39,7 +39,7 @@ from ..sweeps import SETTINGS, VARIANTS, in_variant, spec_of
 from .findings import centre_baseline
 from .metric import mse_by_run
 
-__all__ = ["PEAK_CLAIMS", "setting_metrics", "peak_findings", "peak_agreement"]
+__all__ = ["PEAK_CLAIMS", "setting_metrics", "peak_findings", "peak_agreement", "peak_html", "disagreements"]
 
 PP, PR, RP, RR = SETTINGS
 #: The row claims of Section 4.1 by their findings keys, each ``(better, (worse, ...))``.
@@ -142,3 +142,21 @@ def peak_agreement(peaks: Sequence[dict], findings: Sequence[Any]) -> list[dict[
             raise ValueError(f"no finding has the peak row's key {row['key']!r}; the findings' keys are {sorted(verdicts)}")
         out.append({**row, "words": words[row["key"]], "verdict": verdict, "agree": expected[verdict] == row["direction"]})
     return out
+
+
+def peak_html(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows of :func:`peak_agreement` as an HTML table: the claim, the paper's statistic, its estimate,
+    Holm p, what the peaks say, the typical run's verdict and whether they agree."""
+    from setfuncs.tables import html_table
+
+    return html_table([{**row, "agree": "yes" if row["agree"] else "no"} for row in rows], [
+        ("words", "the paper's claim", "{}"), ("statistic", "the paper's statistic", "{}"),
+        ("estimate", "estimate", "{:.3f}"), ("adjusted", "Holm p", "{:.2g}"), ("direction", "peaks", "{}"),
+        ("verdict", "typical run", "{}"), ("agree", "agree", "{}")],
+        caption="The paper's median best MSE, tested by swapping rows within seeds")
+
+
+def disagreements(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per row of :func:`peak_agreement` whose peaks and typical run disagree."""
+    return [f"{row['key']}: the typical run says {row['verdict']}, the paper's statistic {row['direction']} "
+            f"(estimate {row['estimate']:.3f}, Holm p {row['adjusted']:.2f})" for row in rows if not row["agree"]]
