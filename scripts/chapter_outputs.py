@@ -2,8 +2,9 @@
 
 Reads the chapters as ``make notebooks`` executed them (``.nbmake/``) and writes, per chapter and code
 cell, a SHA-256 of the cell's text outputs (streams, ``text/plain``, ``text/html``, ``text/markdown``,
-errors) with what changes from run to run masked: measured seconds, dates and memory addresses
-(:data:`VOLATILE`), the numbers of a line that measures a speed ("populations/s", "per second"), the
+errors) with what changes from run to run masked: measured seconds, dates, memory addresses, rounding-level
+numbers (1e-10 and below)
+(:data:`VOLATILE`), the numbers of a line that measures a speed and the spaces that align them ("populations/s", "per second"), the
 cells of a table column of times (a header such as "training (s)" or "sec"), and how a stream was cut
 into outputs. Images are left out: their bytes depend on the fonts' rasterisation, not on the code.
 
@@ -31,6 +32,8 @@ VOLATILE = [
     (re.compile(r"\d+(?:[.,]\d+)?\s*(?:s|ms|seconds?|min|minutes?)\b"), "<time>"),
     (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:[+-]\d{2}:\d{2}|Z)?"), "<date>"),
     (re.compile(r"0x[0-9a-f]{6,}"), "<address>"),
+    # rounding-level differences (1e-10 and below) between two exact algorithms, which vary from run to run
+    (re.compile(r"\d(?:\.\d+)?e-(?:1\d|[2-9]\d)\b"), "<rounding>"),
 ]
 TEXT = ("text/plain", "text/html", "text/markdown", "text/latex")
 #: A line that measures a speed: its numbers are masked.
@@ -80,7 +83,9 @@ def cell_text(cell: dict) -> str:
             parts.append(f"error:{output['ename']}")
     text = "\n".join(parts)
     text = TABLE.sub(_mask_table, text)
-    text = "\n".join(NUMBER.sub("<n>", line) if SPEED.search(line) else line for line in text.split("\n"))
+    # a speed's numbers are masked, and the padding that aligns them (its width follows the number's)
+    text = "\n".join(NUMBER.sub("<n>", re.sub(r" +", " ", line)) if SPEED.search(line) else line
+                     for line in text.split("\n"))
     for pattern, mask in VOLATILE:
         text = pattern.sub(mask, text)
     return text
