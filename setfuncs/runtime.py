@@ -22,9 +22,10 @@ COMMAND = "python scripts/chapter_times.py"
 
 
 def run_time_line(chapter: str) -> str:
-    """One sentence on how long ``chapter`` (its file name without ``.ipynb``, e.g. ``"01_sets"``) took
-    to run: its seconds in :data:`TIMES_FILE`, the budget, date, commit, machine and load they were
-    measured at; or that it is not measured yet, or failed when it was, naming :data:`COMMAND`.
+    """One short sentence on how long ``chapter`` (its file name without ``.ipynb``, e.g. ``"01_sets"``) took
+    to run: its seconds in :data:`TIMES_FILE`, the budget, date and commit they were measured at (the
+    machine and its load stay in the file); or that it is not measured yet, or failed when it was,
+    naming :data:`COMMAND`.
 
     Raises a ValueError naming the file where it is not a chapter-times file (no JSON object with
     ``provenance`` and ``chapters``), and a FileNotFoundError
@@ -46,7 +47,5 @@ def run_time_line(chapter: str) -> str:
                 f"({entry.get('error', 'no error recorded')}).")
     measured = provenance.get("budget", "quick")
     other = "" if budget() == measured else f" This kernel runs the {budget()} budget, which takes far longer."
-    return (f"Run time: {entry['seconds']:.0f} s for the whole chapter at the {measured} budget, measured on "
-            f"{date:%d %B %Y} (commit {str(provenance.get('git_commit', '?'))[:7]}) by `{COMMAND}`: one kernel "
-            f"with one thread on a {hardware.get('cpu_count', '?')}-core {hardware.get('cpu_model', 'CPU')}, "
-            f"load average {entry.get('load_before', '?')} before it. Other machines take other times.{other}")
+    return (f"Run time: {entry['seconds']:.0f} s on one core at the {measured} budget (measured "
+            f"{date:%d %B %Y}, commit {str(provenance.get('git_commit', '?'))[:7]}).{other}")

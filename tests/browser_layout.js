@@ -1,12 +1,13 @@
 // The tables and figures of a built page that the reader cannot see in full, one line each
 // (tests/test_browser.py evaluates this function in the page).
 //
-// A table or figure must lie within the text column: not past its edges, not clipped by a
-// scrolling box. The one exception is a result table in <div class="setfuncs-table"> (see
-// css/book.css): that wrapper may reach into the page's margin, where it must lie within the
-// window and not be covered by anything (the margin holds the page's contents), and it may
-// scroll a table wider than itself, if it shows the scroll cue (its shadow gradients).
-() => {
+// A table, figure or output block must lie within the text column: not past its edges, not clipped
+// by a scrolling box, and an output block must not scroll sideways. With `strict` (a desktop window)
+// that holds for every one of them. Without it (a phone), a result table in
+// <div class="setfuncs-table"> (see css/book.css) may scroll inside its wrapper, if the wrapper shows
+// the scroll cue (its shadow gradients), lies within the window and is covered by nothing; the
+// compact findings table (<div class="verdict-table">) must still fit.
+(strict) => {
   const article = document.querySelector("article.bd-article");
   const style = getComputedStyle(article);
   const column = {
@@ -41,7 +42,7 @@
   for (const element of article.querySelectorAll("table, img, figure")) {
     const box = element.getBoundingClientRect();
     if (box.width === 0 || box.height === 0) continue; // a frame of a slider that is not shown
-    const wrapper = element.tagName === "TABLE" ? element.closest(".setfuncs-table") : null;
+    const wrapper = element.tagName === "TABLE" && !strict ? element.closest(".setfuncs-table") : null;
     if (wrapper === null) {
       if (!within(box, column)) problems.push(`${describe(element)} leaves the column`);
       const clip = clipper(element);
@@ -65,6 +66,19 @@
       problems.push(`${describe(element)} is clipped by a scrolling ${clip.className}`);
     }
     if (!uncovered(wrapper)) problems.push(`${describe(element)} is partly covered`);
+  }
+  for (const output of article.querySelectorAll("div.cell_output .output")) {
+    const box = output.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    const label = `output "${output.textContent.trim().slice(0, 40)}" in section #${output.closest("section[id]")?.id ?? ""}`;
+    if (!within(box, column)) problems.push(`${label} leaves the column`);
+    for (const e of [output, ...output.querySelectorAll("pre, div")]) {
+      if (e.closest(".setfuncs-table") && !strict) continue;
+      if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "visible") {
+        problems.push(`${label} scrolls sideways (${e.scrollWidth} px in ${e.clientWidth} px)`);
+        break;
+      }
+    }
   }
   return problems;
 }

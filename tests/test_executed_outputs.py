@@ -97,3 +97,37 @@ def test_every_cell_meant_to_print_a_non_finite_number_still_does() -> None:
     executed = {path.name: non_finite_cells(path) for path in _executed()}
     stale = [key for key in MEANT if key[1] not in executed.get(key[0], {})]
     assert not stale, f"these cells no longer print nan or inf: remove them from MEANT: {stale}"
+
+
+#: The most characters of a printed line: what the text column shows without scrolling or wrapping
+#: (about 900 px of the book's monospace at its size).
+WIDEST_LINE = 100
+
+
+def wide_lines(path: Path) -> dict[str, str]:
+    """Cell id -> its first printed line (a stream or plain-text output) longer than :data:`WIDEST_LINE`."""
+    found = {}
+    for cell in json.loads(path.read_text())["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text" not in output and ("text/plain" not in data or "text/html" in data or "image/png" in data):
+                continue                                  # a figure or a table shows its rich form, not this text
+            text = "".join(output.get("text", data.get("text/plain", "")))
+            line = next((line for line in text.splitlines() if len(line) > WIDEST_LINE), None)
+            if line is not None:
+                found[cell.get("id", "?")] = line[:WIDEST_LINE + 20]
+                break
+    return found
+
+
+def test_the_width_check_finds_a_long_printed_line(tmp_path: Path) -> None:
+    cell = {"cell_type": "code", "id": "c1", "outputs": [{"name": "stdout", "output_type": "stream",
+                                                          "text": ["short\n", "x" * (WIDEST_LINE + 1)]}]}
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps({"cells": [cell]}))
+    assert list(wide_lines(path)) == ["c1"]
+
+
+def test_no_chapter_prints_a_line_wider_than_the_column() -> None:
+    wide = {f"{path.name} cell {cell}": line for path in _executed() for cell, line in wide_lines(path).items()}
+    assert not wide, f"printed lines over {WIDEST_LINE} characters (a table or shorter sentences fit): {wide}"

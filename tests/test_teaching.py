@@ -63,10 +63,11 @@ def _sessions_markdown() -> dict[str, str]:
 
 # --- the table of contents and the introduction ---------------------------------------------------
 
-def test_teaching_part_sits_between_experiments_and_reference() -> None:
+def test_teaching_part_follows_the_experiments_and_the_methods_precede_the_reference() -> None:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     captions = [part["caption"] for part in toc["parts"]]
-    assert captions.index("Experiments") + 1 == captions.index("Teaching") == captions.index("Reference") - 1
+    assert captions.index("Experiments") + 1 == captions.index("Teaching")
+    assert captions.index("Teaching") + 1 == captions.index("Methods") == captions.index("Reference") - 1
     teaching = next(part for part in toc["parts"] if part["caption"] == "Teaching")
     files = [chapter["file"] for chapter in teaching["chapters"]]
     assert files == ["book/teaching/course", "book/teaching/choosing"]

@@ -49,8 +49,8 @@ SESSIONS: list[tuple[str, str, dict[str, str | list[str]]]] = [
                        "Why LSE models stay at the start, and what fixes it", "The paper's findings, tested"]}),
     ("4.2", "Experiments 3 and 4, and choosing an aggregation", {
         "10_point_clouds": ["The data", "The model", "Table 2", "The paper's findings, tested", "Discussion"],
-        "11_attention": ["From a canvas to a population", "Two localisers", "Figure 5 in numbers",
-                         "The paper's findings, tested", "Discussion"]}),
+        "11_attention": ["The task", "The models", "The results", "The findings",
+                         "What it means for choosing an aggregation"]}),
 ]
 
 #: The 90-minute lecture: chapters 1, 2, 4 and 9 in this order, the sections shown in class.
@@ -74,8 +74,9 @@ PRIMERS: dict[str, tuple[str, str]] = {
 
 
 def chapters() -> list[str]:
-    """The chapters' names (``01_sets`` …), in order."""
-    return [path.stem for path in chapter_times.chapters(BOOK)]
+    """The chapters' names (``01_sets`` …), in order; an experiment's methods page (``08_circle_methods``)
+    is a reference for the reviewer, not a chapter a session reads."""
+    return [path.stem for path in chapter_times.chapters(BOOK) if not path.stem.endswith("_methods")]
 
 
 @lru_cache(maxsize=None)
@@ -180,7 +181,7 @@ def references(chapter: str) -> dict[str, set[str]]:
     text = _markdown(chapter)
     found: dict[str, set[str]] = {}
     for match in _DOC.finditer(text):
-        if match.group("doc") != chapter:
+        if match.group("doc") != chapter and match.group("doc") in chapters():
             found.setdefault(match.group("doc"), set()).add("doc")
     for match in _REF.finditer(text):
         other = defined.get(match.group("label"))

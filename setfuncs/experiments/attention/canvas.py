@@ -55,7 +55,7 @@ __all__ = ["Geometry", "SURROGATE", "MULTI_MNIST", "CANVAS_SIZE", "DIGIT_SIZES",
 
 
 class Geometry(NamedTuple):
-    """The shape of a canvas: its side ``canvas_size`` (pixels), the smallest and largest digit side
+    r"""The shape of a canvas: its side ``canvas_size`` (pixels), the smallest and largest digit side
     ``digit_sizes`` (pixels, inclusive), ``where_scale``, the prior mean :math:`s_0` of the glimpse
     scale (a fraction of the side) that goes with them, and ``likelihood_std``, the :math:`\sigma_x` of the
     Gaussian likelihood AIR is trained with on these canvases (:class:`~setfuncs.experiments.attention.air.AIR`)."""

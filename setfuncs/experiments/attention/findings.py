@@ -114,10 +114,9 @@ def counted_weights(results: dict, paper: str | os.PathLike | None = None,
         side = header_field(results, "data", "canvas_size")
         comparable = side == MULTI_MNIST.canvas_size
         verdict = ("reproduced" if ratio >= WEIGHT_RATIO else "not reproduced") if comparable else "not comparable"
-        note = "counted, no uncertainty" + ("" if comparable else
-                                            f"; on a {side} x {side} canvas, where the paper's is "
-                                            f"{MULTI_MNIST.canvas_size} x {MULTI_MNIST.canvas_size}: the image "
-                                            f"localiser's weights grow with the pixels")
+        note = ("counted, no uncertainty" if comparable else
+                f"on a {side} x {side} canvas, where the paper's is {MULTI_MNIST.canvas_size} x "
+                f"{MULTI_MNIST.canvas_size}: the image localiser's weights grow with the pixels")
         row = Finding(_words(paper)[0] + " (weights)", f"image localiser's weights / {largest}'s (the largest set "
                       f"localiser)", ratio, np.nan, np.nan, 0, np.nan, np.nan, np.nan, verdict, variant,
                       note=note, comparative=False, key="on-par/weights", part="weights")
