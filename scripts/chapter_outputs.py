@@ -1,8 +1,8 @@
 """Digests of what every executed chapter shows, to prove that a change of code left the chapters' output alone.
 
 Reads the chapters as ``make notebooks`` executed them (``.nbmake/``) and writes, per chapter and code
-cell, a SHA-256 of the cell's text outputs (streams, ``text/plain``, ``text/html``, ``text/markdown``,
-errors) with what changes from run to run masked: measured seconds, dates, memory addresses, rounding-level
+cell, a SHA-256 of the cell's text outputs (streams, ``text/html``, ``text/markdown``, errors, and
+``text/plain`` where there is no HTML: an object shown as a table is compared by its table) with what changes from run to run masked: measured seconds, dates, memory addresses, rounding-level
 numbers (1e-10 and below)
 (:data:`VOLATILE`), the numbers of a line that measures a speed and the spaces that align them ("populations/s", "per second"), the
 cells of a table column of times (a header such as "training (s)" or "sec"), and how a stream was cut
@@ -99,7 +99,10 @@ def cell_text(cell: dict) -> str:
                 parts.append(f"{output['name']}:{text}")
         elif kind in ("execute_result", "display_data"):
             data = output.get("data", {})
-            parts += [f"{mime}:{''.join(data[mime])}" for mime in TEXT if mime in data]
+            # a rich output is compared by what the book shows: its HTML, not the text/plain beside it (an
+            # object's repr, with unmasked measured seconds)
+            shown = [mime for mime in TEXT if mime in data and not (mime == "text/plain" and "text/html" in data)]
+            parts += [f"{mime}:{''.join(data[mime])}" for mime in shown]
         elif kind == "error":
             parts.append(f"error:{output['ename']}")
     text = "\n".join(parts)

@@ -39,6 +39,17 @@ def test_a_changed_output_is_found_and_a_masked_time_is_not() -> None:
     assert chapter_outputs.differences(expected, {}) == ["a.ipynb: not executed"]
 
 
+def test_a_rich_output_is_compared_by_its_html_and_its_html_masks_a_time_column() -> None:
+    def shown(plain: str, seconds: str) -> dict:
+        html = f"<table><tr><th>model</th><th>training (s)</th></tr><tr><td>mean</td><td>{seconds}</td></tr></table>"
+        return {"outputs": [{"output_type": "display_data", "data": {"text/plain": plain, "text/html": html}}]}
+
+    assert chapter_outputs.cell_text(shown("Table(seconds=0.93)", "0.9")) == \
+        chapter_outputs.cell_text(shown("Table(seconds=0.77)", "0.8"))
+    plain_only = {"outputs": [{"output_type": "execute_result", "data": {"text/plain": "0.93"}}]}
+    assert chapter_outputs.cell_text(plain_only) == "text/plain:0.93"
+
+
 def test_a_cell_left_out_is_not_compared_and_every_cell_left_out_exists() -> None:
     expected = {"a.ipynb": {"c1": "x", "c2": "y"}}
     changed = {"a.ipynb": {"c1": "x", "c2": "z"}}
