@@ -32,8 +32,12 @@ quiet machine::
 
 **Reading time.** :func:`prose_words` counts the words a reader reads in a chapter's Markdown
 cells: code blocks, display maths, the exercises' solutions, the answers to the self-check
-questions, directive options, labels and HTML comments are left out, inline maths counts as one word. The course plan divides it by a stated
-reading rate.
+questions, directive options, labels and HTML comments are left out, inline maths counts as one word.
+What a chapter *shows* is read too: the result box, the tables, the printed lines and the figures'
+captions. :func:`output_words` counts them per section in the executed notebook, and each
+chapter's entry keeps them as ``output_words`` (``{section: words}``, the sections of
+:func:`section_words`), since the committed chapters carry no outputs. The course plan adds the two
+and divides by a stated reading rate.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ import signal
 import sys
 import time
 from datetime import datetime, timezone
+from html.parser import HTMLParser
 from importlib.metadata import version
 from pathlib import Path
 
@@ -161,6 +166,83 @@ def section_words(notebook: Path | dict) -> dict[str, int]:
     return sections
 
 
+class _Text(HTMLParser):
+    """The text of an HTML fragment, without the contents of ``<style>`` and ``<script>``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self._skipping += tag in ("style", "script")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._skipping -= tag in ("style", "script") and self._skipping > 0
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self.parts.append(data)
+
+
+def _html_text(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    parser.close()
+    return " ".join(parser.parts)
+
+
+#: Tags of cells the rendered book does not show (their outputs are not read).
+_HIDDEN = {"remove-cell", "remove-output"}
+
+
+def _output_text(output: dict) -> str:
+    """What a reader reads of one cell output: a stream's text, an HTML table's or a Markdown
+    box's text, or plain text that stands for nothing else; a figure's image and a widget's
+    Python stand-in (``VBox(...)``) are not read."""
+    if output.get("output_type") == "stream":
+        text = output.get("text", "")
+        return "".join(text) if isinstance(text, list) else text
+    data = output.get("data", {})
+    def joined(key: str) -> str:
+        value = data[key]
+        return "".join(value) if isinstance(value, list) else value
+    if "text/html" in data:
+        return _html_text(joined("text/html"))
+    if "text/markdown" in data:
+        return joined("text/markdown")
+    if any(key.startswith("image/") or "widget" in key for key in data):
+        return ""
+    return joined("text/plain") if "text/plain" in data else ""
+
+
+def output_words(notebook: Path | dict) -> dict[str, int]:
+    """The words of what an *executed* ``notebook`` shows, by the sections of :func:`section_words`:
+    ``{heading: words}`` with ``""`` for the opening; every section of the chapter is a key.
+
+    Counted: the outputs of every code cell the book shows (not ``remove-cell`` or
+    ``remove-output``; :func:`_output_text`) and the captions of its figures (a cell's
+    ``mystnb.figure.caption``), inline maths as one word as in :func:`prose_words`.
+    """
+    nb = nbformat.read(notebook, as_version=4) if isinstance(notebook, (str, Path)) else notebook
+    sections = {heading: 0 for heading in section_words(nb)}
+    current = ""
+    for cell in nb["cells"]:
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "markdown":
+            for line in _reading_lines(source):
+                if line.startswith("## "):
+                    current = line[3:].strip()
+            continue
+        if cell["cell_type"] != "code" or _HIDDEN & set(cell.get("metadata", {}).get("tags", [])):
+            continue
+        caption = cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption", "")
+        texts = [caption] + [_output_text(output) for output in cell.get("outputs", [])]
+        sections[current] += sum(_words(line) for text in texts
+                                 for line in _INLINE_MATH.sub(" x ", text).splitlines())
+    return sections
+
+
 def chapters(book: Path = BOOK) -> list[Path]:
     """The chapter notebooks of ``book`` (``NN_name.ipynb``), in order."""
     return sorted(path for path in book.glob("*.ipynb") if re.match(r"\d\d_", path.name))
@@ -193,7 +275,8 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def run_chapter(path: Path, timeout: int) -> dict:
     """Execute the notebook at ``path`` in a fresh kernel (its folder as the working directory) and
-    return its entry: seconds, load averages before and after, date, status (and error).
+    return its entry: seconds, load averages before and after, date, status (and error), and the
+    words of its outputs by section (:func:`output_words`) where it ran to its end.
 
     Raises:
         KeyboardInterrupt: Where the run is interrupted (SIGINT, as Ctrl-C sends, or SIGTERM): an
@@ -229,6 +312,8 @@ def run_chapter(path: Path, timeout: int) -> dict:
         raise KeyboardInterrupt(*_STOPPED_BY)
     entry["seconds"] = round(time.perf_counter() - start, 1)
     entry["load_after"] = load_average()
+    if entry["status"] == "ok":
+        entry["output_words"] = output_words(notebook)
     return entry
 
 
@@ -293,6 +378,10 @@ def check_times(data: dict) -> list[str]:
             problems.append(f"{name}: seconds is {entry['seconds']!r}")
         if entry["status"] not in ("ok", "failed"):
             problems.append(f"{name}: status is {entry['status']!r}")
+        words = entry.get("output_words")
+        if words is not None and not (isinstance(words, dict) and all(
+                isinstance(key, str) and isinstance(value, int) and value >= 0 for key, value in words.items())):
+            problems.append(f"{name}: output_words is not a table of sections and word counts")
     return problems
 
 

@@ -52,10 +52,12 @@ def title_of(path: Path) -> str:
 
 
 def slider_calls(path: Path) -> int:
-    """How many sliders a notebook's code cells draw."""
+    """How many sliders a notebook's code cells draw: calls of ``slider_figure``/``slider_grid``,
+    or of a report's ``<name>_slider`` (``report.welzl_slider()``), which returns one."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     code = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
-    return len(re.findall(r"^[^#\n]*\bslider_(?:figure|grid)\(", code, flags=re.MULTILINE))
+    return len(re.findall(r"^[^#\n]*\b(?:slider_(?:figure|grid)|\w+_slider)\(", code,
+                          flags=re.MULTILINE))
 
 
 @pytest.fixture(scope="module")
