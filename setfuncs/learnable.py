@@ -7,7 +7,7 @@ A recurrent aggregation reads an embedded population :math:`\{m_i\}` ``T`` times
     \hat w_{i,t} &= \operatorname{attention}(m_i, q_t) = m_i^\top q_t / \sqrt{D} \\
     w_t &= \operatorname{normalize}(\hat w_t)                         && \text{(equivariant: softmax, } N\cdot\text{softmax, sigmoid, identity)}\\
     a_t &= \operatorname{reduce}(\{ w_{i,t}\, m_i \})                  && \text{(any invariant plain aggregation)}\\
-    a &= g(a_{1:T})                                                    && \text{(an LSTM over } a_T, \dots, a_1 \text{)}
+    a &= \operatorname{readout}(a_{1:T})                               && \text{(an LSTM over } a_T, \dots, a_1 \text{)}
 
 It is invariant because ``normalize`` is equivariant (permuting particles permutes the weights
 with them) and ``reduce`` is invariant; the queries depend on the population only through earlier
@@ -15,7 +15,8 @@ invariant results. A *query aggregation* is the case ``T = 1`` with a learned co
 *Read-process-write* (Vinyals et al. 2016, "Order Matters") is the model this refines: softmax,
 weighted sum, and the last result :math:`a_T` as output. The :math:`1/\sqrt{D}` scale (not in the
 paper) keeps initial attention logits of order one; a constant scale leaves the invariance
-argument unchanged. The book derives all three in the chapter *Learnable aggregations*.
+argument unchanged. The book derives all three in the chapter *Learnable aggregations*. (The paper
+calls the readout :math:`g`; the book keeps :math:`g` for the map of a sum-isomorphic aggregation.)
 
 The default ``normalize`` keeps the weighted reduce on the scale of the plain one: ``softmax``
 (weights sum to one) for ``sum``, which makes it a weighted average as in the paper, and
@@ -30,10 +31,11 @@ into nothing: :math:`\max(\{0 \cdot m_1, \dots\})` is at least 0 however negativ
 particles are, and :math:`\operatorname{L\Sigma E}` still counts :math:`e^0 = 1` for it. For the
 log-semiring reduces (``lse``, ``lme``, ``max``), ``weighting="log"`` adds the log-weights instead,
 :math:`\operatorname{reduce}(\{m_i + \ln w_i\})`: for ``lse`` this is
-:math:`\ln \sum_i w_i e^{m_i}`, for ``lme`` with softmax weights
-:math:`\ln \sum_i \operatorname{softmax}_i e^{m_i}` (an attention-weighted log-mean-exp), and a
-weight of 0 removes the particle (:math:`\ln 0 = -\infty`). The log-weights are computed directly
-(``log_softmax``, ``logsigmoid``), never as the log of a rounded weight.
+:math:`\ln \sum_i w_i e^{m_i}`, for ``lme`` :math:`\ln \frac{1}{N} \sum_i w_i e^{m_i}`: with softmax-n
+weights :math:`\ln \sum_i \operatorname{softmax}_i e^{m_i}` (an attention-weighted log-mean-exp), with
+softmax weights the same less :math:`\ln N`. A weight of 0 removes the particle
+(:math:`\ln 0 = -\infty`). The log-weights are computed directly (``log_softmax``, ``logsigmoid``),
+never as the log of a rounded weight.
 """
 
 from __future__ import annotations
@@ -194,7 +196,7 @@ class QueryAggregation(_AttentionRead):
 
 class RecurrentAggregation(_AttentionRead):
     r"""Recurrent aggregation (Definition 3): ``steps`` reads with queries from an LSTM cell,
-    then :math:`g` over the step results.
+    then a readout over the step results.
 
     Args:
         features: particle features ``D`` (the output has ``D`` features too).
@@ -241,7 +243,7 @@ class RecurrentAggregation(_AttentionRead):
             weights.append(w)
         if self.backward_rnn is None:
             out = results[-1]
-        else:  # the LSTM g over a_T, ..., a_1, from zero state; its last hidden state is the output
+        else:  # the readout: an LSTM over a_T, ..., a_1 from zero state, its last hidden state the output
             rnn = self.backward_rnn
             state = (torch.zeros_like(q), torch.zeros_like(q))
             for a in reversed(results):
@@ -258,7 +260,7 @@ class ReadProcessWrite(RecurrentAggregation):
     r"""Read-process-write (Vinyals et al. 2016): softmax attention, weighted sum, output :math:`a_T`.
 
     Eqs. (6)-(10) of the paper; the baseline that recurrent aggregation refines by a general
-    ``reduce`` and a backward pass ``g`` over the step results.
+    ``reduce`` and a backward readout over the step results.
     """
 
     def __init__(self, features: int, steps: int = 3) -> None:

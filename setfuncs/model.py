@@ -127,9 +127,9 @@ class SoftplusPowerMean(PowerMean):
     elementwise (``p = 0``: the geometric mean), with :math:`t` the smallest positive normal number of
     the dtype, the floor where :math:`\ln(1 + e^x)` underflows (:math:`x` below about :math:`-87`
     in float32). Softplus is a homeomorphism of :math:`\mathbb R` onto :math:`(0, \infty)`, so
-    :math:`\alpha` is :math:`M_p` of a positive embedding, sum-isomorphic like :math:`M_p`
-    (chapter 3), and equal to :math:`M_p` itself on large positive particles
-    (:math:`\operatorname{softplus}(x) \to x`). :class:`DeepSet` builds it for every ``pmean(p)``
+    :math:`\alpha` is :math:`M_p` of a positive embedding, sum-isomorphic in chapter 3's weak
+    sense like :math:`M_p` (for one population size), and asymptotically equal to :math:`M_p` on
+    large positive particles (:math:`\operatorname{softplus}(x) - x \to 0`), never exactly. :class:`DeepSet` builds it for every ``pmean(p)``
     of its spec; :class:`~setfuncs.plain.PowerMean` alone refuses particles ``<= 0``. Padded
     particles are zeroed before the softplus, so junk in them (``inf``, NaN) reaches neither the
     output nor any gradient.

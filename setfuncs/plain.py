@@ -224,7 +224,12 @@ class Sum(Aggregation):
 
 
 class Mean(Aggregation):
-    r"""Mean over particles, :math:`\alpha(X) = \frac{1}{N}\sum_i x_i`; sum-isomorphic (Corollary 1)."""
+    r"""Mean over particles, :math:`\alpha(X) = \frac{1}{N}\sum_i x_i`.
+
+    Sum-isomorphic only in the weak sense of chapter 3: :math:`g^{-1}(x) = (x, 1)`,
+    :math:`g(s, n) = s / n` forgets ``n``, so only part 1 of Corollary 1 applies (every mean
+    decomposition is a sum decomposition; the converse holds for one fixed population size).
+    """
 
     @accumulate_in_float32
     def reduce(self, x: Tensor, mask: Tensor | None) -> Tensor:
@@ -259,7 +264,8 @@ class LogSumExp(Aggregation):
     r"""Logsumexp, :math:`\operatorname{L\Sigma E}(X)_d = \ln \sum_i \exp x_{i,d}`.
 
     Sum-isomorphic with :math:`g = \ln` (Corollary 1). Acts like ``max`` on large input ranges and
-    like a (shifted) sum on small ones; ``N`` identical particles give :math:`\ln N + x`
+    like :math:`\ln N` plus the mean on small ones (:math:`\ln N + \bar x + O(\lVert x \rVert^2)`; its
+    level sets are then close to those of the sum); ``N`` identical particles give :math:`\ln N + x`
     (diminishing returns). Padding is filled with :math:`-\infty`, whose gradient is exactly zero
     as long as each population keeps a real particle (which :func:`~setfuncs.population.check_population` enforces).
     """
@@ -332,8 +338,8 @@ class LogMeanExp(Aggregation):
     (:func:`~setfuncs.isomorphic.lme_as_sum`); that ``g`` keeps only :math:`\frac{1}{n}\sum_i e^{x_i}`
     and forgets ``n``. For one fixed ``n`` it is :math:`\operatorname{L\Sigma E} - \ln n`, a fixed
     shift of the sum-isomorphic logsumexp. Inside an equivariant layer
-    :math:`x_i - \operatorname{LME}(X)` stays of order one where :math:`x_i - \operatorname{L\Sigma E}(X)`
-    is shifted by about :math:`-\ln n`.
+    :math:`x_i - \operatorname{L\Sigma E}(X) = x_i - \operatorname{LME}(X) - \ln n`: logsumexp shifts the
+    layer's input by :math:`-\ln n` against log-mean-exp, a shift that changes with ``n``.
     """
 
     @accumulate_in_float32
@@ -387,7 +393,8 @@ class Median(Quantile):
 class PowerMean(Aggregation):
     r"""Power mean :math:`M_p(X) = \left(\frac{1}{N}\sum_i x_i^p\right)^{1/p}` of positive particles.
 
-    Sum-isomorphic (Corollary 1) with :math:`g^{-1}(x) = (x^p, 1)`. ``p = 1`` is the mean,
+    Sum-isomorphic only in the weak sense of chapter 3, as the mean is: :math:`g^{-1}(x) = (x^p, 1)`,
+    :math:`g(s, n) = (s / n)^{1/p}` forgets ``n`` (part 1 of Corollary 1). ``p = 1`` is the mean,
     ``p -> inf`` approaches ``max``, ``p -> -inf`` approaches ``min``, ``p = 0`` is the geometric
     mean :math:`\exp(\frac{1}{N}\sum_i \ln x_i)`, also the limit ``p -> 0``.
 
