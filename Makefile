@@ -35,7 +35,7 @@ WIDGET_FONTS := $(STATIC)/ipywidgets/@jupyter-widgets/html-manager/dist
 LAB_IP ?= 127.0.0.1
 LAB_FLAGS ?=
 
-.PHONY: setup lab test book unit notebooks browser bench clean pdf pdf-checked
+.PHONY: setup lab test book unit notebooks browser bench clean pdf pdf-checked wheel
 
 setup: .venv/.stamp $(STATIC)/.stamp
 
@@ -91,6 +91,20 @@ $(STATIC)/.stamp: node_modules/.stamp js/widgets-setup.js
 	cp -r node_modules/mathjax/es5/input/tex/extensions $(STATIC)/mathjax/input/tex/
 	touch $@
 
+# The wheel of setfuncs that every chapter's first cell installs from the published site
+# (scripts/install_cell.py): the package and the results files the chapters read, and no notebook,
+# so that no solution reaches a student's disk. It goes into $(STATIC), which Sphinx copies to
+# _build/html/_static (_static/wheels/setfuncs-<version>-py3-none-any.whl), after $(STATIC)/.stamp,
+# which empties $(STATIC); `make book`, `make test` and `make student` build it first.
+SETFUNCS_VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml)
+WHEEL := $(STATIC)/wheels/setfuncs-$(SETFUNCS_VERSION)-py3-none-any.whl
+$(WHEEL): $(STATIC)/.stamp .venv/.stamp scripts/wheel.py scripts/student_edition.py pyproject.toml LICENSE \
+          $(shell find setfuncs -name '*.py' -not -path '*/__pycache__/*') \
+          $(wildcard results/*.json results/*.txt results/*/*.json results/*/*.txt)
+	$(PY) scripts/wheel.py --out $(STATIC)/wheels
+
+wheel: $(WHEEL)
+
 /usr/bin/chromium:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
@@ -112,7 +126,7 @@ $(TEX) &:
 # and XeLaTeX are installed first (apt-get, one at a time), so that the browser test and the PDF
 # can then run side by side: the browser test mostly waits for pages and a kernel, XeLaTeX takes
 # one core (each log is printed whole when its step ends).
-test: setup /usr/bin/chromium $(TEX) unit notebooks
+test: setup $(WHEEL) /usr/bin/chromium $(TEX) unit notebooks
 	EXECUTED_OUTPUTS_REQUIRED=1 $(PY) -m pytest -q tests/test_executed_outputs.py tests/test_chapter_outputs.py
 	$(PY) scripts/seed_book_cache.py _build/.jupyter_cache book $(EXECUTED)/*.ipynb
 	$(JB) build . --all -W -n --keep-going
@@ -139,7 +153,7 @@ browser: setup /usr/bin/chromium
 
 # --all re-reads every page (executed outputs still come from the cache): sphinx-proof keeps
 # labels of a page's previous version in a reused environment and then reports them as duplicates.
-book: setup
+book: setup $(WHEEL)
 	$(JB) build . --all -W -n --keep-going
 
 # The whole book as one PDF, _build/latex/deep-sets-book.pdf (README, "Build and test"), without
@@ -178,7 +192,7 @@ clean:
 # after `make book` nothing runs again. `make student-pdf`: the same as a PDF, without the API
 # reference, _build/student-pdf/_build/latex/deep-sets-book-student.pdf.
 .PHONY: student student-pdf api-pdf
-student: setup
+student: setup $(WHEEL)
 	$(PY) scripts/student_edition.py --out _build/student
 
 student-pdf: setup $(TEX)

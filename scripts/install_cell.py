@@ -1,18 +1,23 @@
-"""The first code cell of every chapter: install ``setfuncs`` where it is missing.
+"""The first code cell of every chapter: install ``setfuncs`` where it is missing, from the book's site.
 
-A chapter opened on Colab, or downloaded and opened elsewhere, has no ``setfuncs``; this cell
-clones the book's repository (``repository: url:`` and ``branch:`` in ``_config.yml``, the one place
-that names the repository) next to the notebook and installs ``setfuncs`` from the clone, editable:
-the experiment chapters read the committed ``results/`` of the clone, which a package installed from
-a wheel would not carry. Where ``setfuncs`` is importable (``make lab``, Binder,
-the book build, nbmake) the cell does nothing. It is tagged ``remove-cell``: the HTML book does not
-show it, while the downloaded ``.ipynb`` and the launched notebooks keep it.
+A chapter opened on Colab, or downloaded and opened elsewhere, has no ``setfuncs``; this cell installs
+it with the chapters' extras (:data:`EXTRAS`) from the wheel the published site serves,
+``<html.baseurl>_static/wheels/setfuncs-<version>-py3-none-any.whl`` (``html.baseurl`` in
+``_config.yml``, the version from ``pyproject.toml``; ``make book`` builds the wheel with
+``scripts/wheel.py``). The wheel holds the package and the results files the experiment chapters
+read, as package data, and no notebook: the cell used to clone the repository, whose notebooks
+hold every solution and every self-check answer, onto every student's disk. Where the environment
+variable ``SETFUNCS_WHEEL_URL`` is set, its value replaces the URL (a mirror, a local copy
+``file:///path/to/setfuncs-<version>-py3-none-any.whl``, the tests). Where ``setfuncs`` is
+importable (``make lab``, Binder, the book build, nbmake) the cell does nothing. It is tagged
+``remove-cell``: the HTML book does not show it, while the downloaded ``.ipynb`` and the launched
+notebooks keep it. The teacher's and the student's editions download the same cell, so jupyter-cache,
+which hashes a notebook by its code cells, finds both editions' chapters under the same key.
 
-Readers run the cell's ``!git clone`` line in a shell, so every value of ``_config.yml`` that reaches
-it is checked against a strict pattern (:func:`repository`: ``https://host/owner/repo``, a branch
-name by git's rules in ``[A-Za-z0-9._/-]``, no ``$``, ``{`` or ``;``, which IPython or the shell
-would expand) and quoted with :func:`shlex.quote` (which leaves such values as they are); a value
-that breaks the pattern is refused in one line naming its key.
+The cell's ``%pip`` line reaches IPython, which expands ``$name`` and ``{expression}`` in it, and then
+a shell: ``html.baseurl`` is checked against a strict pattern (:data:`BASEURL`: ``https://host/path/``
+in letters, digits and ``. _ ~ - /``) and refused in one line naming the key otherwise, and the
+requirement (``setfuncs[...] @ URL``) goes to the shell quoted (:func:`shlex.quote`, when the cell runs).
 
     python scripts/install_cell.py --check   # exit status 1, naming each notebook that is out of date
     python scripts/install_cell.py --write   # insert or update the cell in book/*.ipynb and drafts/*.ipynb
@@ -21,16 +26,18 @@ that breaks the pattern is refused in one line naming its key.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
-import shlex
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "_config.yml"
+PYPROJECT = ROOT / "pyproject.toml"
 #: The chapters, and the chapters that wait in drafts/ for their sweep's rerun.
 NOTEBOOK_DIRS = (ROOT / "book", ROOT / "drafts")
 #: The extras of ``pyproject.toml`` the chapters need: figures and sliders, point clouds, attention.
@@ -39,87 +46,77 @@ EXTRAS = ("notebooks", "pointcloud", "attention")
 TAG = "install-setfuncs"
 #: Jupyter Book 1 (myst-nb) leaves a cell with this tag out of the HTML page.
 HIDE_TAG = "remove-cell"
-#: The repository's URL: ``https://host/owner/repo`` (``.git`` allowed), only characters that neither
-#: the shell nor IPython's ``!`` line (``$name``, ``{expression}``) gives a meaning; ``repo``, the
-#: clone's folder, starts with a letter or a digit (never ``-`` or ``.``).
-URL = re.compile(r"https://(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?)"
-                 r"/(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<repo>[A-Za-z0-9][A-Za-z0-9._-]*?)(?:\.git)?/?")
-#: The characters of a branch name (a subset of what git allows: ``git check-ref-format``).
-BRANCH = re.compile(r"[A-Za-z0-9._/-]+")
+#: The environment variable that, when set, names the wheel to install instead of the site's.
+URL_VARIABLE = "SETFUNCS_WHEEL_URL"
+#: The published site's address, ``html.baseurl``: ``https://host[:port]/`` and folders, each ending in
+#: ``/``, only characters that neither the shell nor IPython (``$name``, ``{expression}``) gives a
+#: meaning; a folder starts with a letter or a digit (never ``.`` or ``..``).
+BASEURL = re.compile(r"https://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?/"
+                     r"(?:[A-Za-z0-9][A-Za-z0-9._~-]*/)*")
+#: Where the site serves the wheel, below ``html.baseurl`` (Sphinx copies ``_build/static`` to ``_static``).
+WHEEL_FOLDER = "_static/wheels/"
 
 
-def _branch_problem(branch: str) -> str | None:
-    """Why ``branch`` is not a branch name the install cell may pass to git; None if it is one.
-
-    Git's rules (``git check-ref-format --branch``) restricted to :data:`BRANCH`'s characters: no
-    ``-`` first, no ``..``, no ``//``, no component that starts with ``.`` or ends with ``.lock``,
-    no ``/`` or ``.`` at the end.
-    """
-    if not BRANCH.fullmatch(branch):
-        return "only letters, digits and . _ / - are allowed"
-    if branch.startswith("-"):
-        return "it must not start with '-'"
-    if ".." in branch or "//" in branch or branch.endswith(("/", ".")) or branch.startswith("/"):
-        return "no '..', '//', or '/' or '.' at either end"
-    if any(part.startswith(".") or part.endswith(".lock") for part in branch.split("/")):
-        return "no part may start with '.' or end with '.lock'"
-    return None
+def _wheel_script() -> ModuleType:
+    """``scripts/wheel.py``, which names the wheel (its version from ``pyproject.toml``), as a module."""
+    spec = importlib.util.spec_from_file_location("wheel_script", Path(__file__).with_name("wheel.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def repository(config: Path = CONFIG) -> tuple[str, str]:
-    """The repository's URL and branch from ``repository:`` in the Jupyter Book configuration.
+def baseurl(config: Path = CONFIG) -> str:
+    """The published site's address, ``html.baseurl`` in the Jupyter Book configuration.
 
     Raises:
-        ValueError: In one line naming the key (``repository.url``, ``repository.branch``) and the
-            fix, where a value is missing or breaks :data:`URL` or git's branch rules
-            (:func:`_branch_problem`): both reach a shell in every chapter's first cell.
+        ValueError: In one line naming the key (``html.baseurl``) and the fix, where it is missing or
+            breaks :data:`BASEURL`: it reaches IPython and a shell in every chapter's first cell.
     """
     settings = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
-    entry = settings.get("repository") if isinstance(settings, dict) else None
-    entry = entry if isinstance(entry, dict) else {}
-    url, branch = entry.get("url"), entry.get("branch")
-    if not (isinstance(url, str) and URL.fullmatch(url)):
-        raise ValueError(f"{config}: repository.url is {url!r}, not https://host/owner/repo (letters, digits and "
-                         f". _ - only); set it to the repository's address, e.g. https://github.com/owner/repo "
-                         f"(the launch buttons and the install cell use it)")
-    why = _branch_problem(branch) if isinstance(branch, str) else "it is missing"
-    if why:
-        raise ValueError(f"{config}: repository.branch is {branch!r}: {why}; set it to the branch readers clone, "
-                         f"e.g. main")
-    return url.rstrip("/"), branch
+    html = settings.get("html") if isinstance(settings, dict) else None
+    url = html.get("baseurl") if isinstance(html, dict) else None
+    if not (isinstance(url, str) and BASEURL.fullmatch(url)):
+        raise ValueError(f"{config}: html.baseurl is {url!r}, not https://host/path/ (letters, digits and "
+                         f". _ ~ - only, ending in /); set it to the published site's address, e.g. "
+                         f"https://owner.github.io/repo/ (the install cell installs setfuncs from there)")
+    return url
 
 
-def clone_folder(config: Path = CONFIG) -> str:
-    """The folder the repository is cloned into: its name, e.g. ``deep-sets-book``."""
-    return repository(config)[0].rsplit("/", 1)[-1].removesuffix(".git")
+def wheel_url(config: Path = CONFIG, pyproject: Path = PYPROJECT) -> str:
+    """The URL of the wheel on the published site: :func:`baseurl`, :data:`WHEEL_FOLDER`, the wheel's name."""
+    wheel = _wheel_script()
+    return f"{baseurl(config)}{WHEEL_FOLDER}{wheel.wheel_name(wheel.version(pyproject))}"
 
 
-def clone_command(config: Path = CONFIG) -> str:
-    """The shell line that clones the configured branch of the repository (its latest commit only),
-    each value quoted (:func:`shlex.quote`; the values :func:`repository` lets through need none)."""
-    url, branch = repository(config)
-    return (f"!git clone --quiet --depth 1 --branch {shlex.quote(branch)} {shlex.quote(url)} "
-            f"{shlex.quote(clone_folder(config))}")
+def requirement(url: str) -> str:
+    """What the cell hands pip: ``setfuncs`` with :data:`EXTRAS` from ``url`` (PEP 508's ``name @ URL``)."""
+    return f"setfuncs[{','.join(EXTRAS)}] @ {url}"
 
 
-def install_command(config: Path = CONFIG) -> str:
-    """The ``%pip`` line that installs ``setfuncs`` with the chapters' extras from the clone, editable."""
-    return f'%pip install --quiet -e "./{clone_folder(config)}[{",".join(EXTRAS)}]"'
+def install_command() -> str:
+    """The cell's ``%pip`` line; IPython puts the quoted requirement (``requirement``) in its place."""
+    return "%pip install --quiet {requirement}"
 
 
-def install_source(config: Path = CONFIG) -> str:
-    """The cell's code: a no-op where ``setfuncs`` is importable, clone and install otherwise (the
-    clone goes on ``sys.path`` too, so the running kernel imports it without a restart)."""
-    return ("# Colab or a downloaded notebook: if setfuncs, the book's package, is missing, clone the book's\n"
-            "# repository (the package and the committed results) and install setfuncs from the clone.\n"
+def install_source(config: Path = CONFIG, pyproject: Path = PYPROJECT) -> str:
+    """The cell's code: a no-op where ``setfuncs`` is importable; otherwise the wheel (the site's, or
+    ``$SETFUNCS_WHEEL_URL``) installed with ``%pip``, and the import system's caches cleared so that
+    the running kernel finds the new package without a restart."""
+    url = wheel_url(config, pyproject)
+    return ("# Colab or a downloaded notebook: if setfuncs, the book's package, is missing, install it from the\n"
+            "# wheel the book's site serves (the package and the results files the chapters read; no notebook).\n"
+            f"# {URL_VARIABLE}, where set, names another copy of the wheel: a mirror or a local file.\n"
+            "import importlib\n"
             "import importlib.util\n"
             "import os\n"
-            "import sys\n"
+            "import shlex\n"
             "\n"
             'if importlib.util.find_spec("setfuncs") is None:\n'
-            f"    {clone_command(config)}\n"
-            f"    {install_command(config)}\n"
-            f'    sys.path.insert(0, os.path.abspath("{clone_folder(config)}"))')
+            f'    wheel = os.environ.get("{URL_VARIABLE}") or (\n'
+            f'        "{url}")\n'
+            f'    requirement = shlex.quote(f"{requirement("{wheel}")}")\n'
+            f"    {install_command()}\n"
+            "    importlib.invalidate_caches()")
 
 
 def install_cell(config: Path = CONFIG) -> dict:
@@ -150,7 +147,7 @@ def problem(path: Path, config: Path = CONFIG) -> str | None:
     if tagged > 1:
         return f"{tagged} cells tagged {TAG}"
     if code[0] != install_cell(config):
-        return "the install cell differs from the one _config.yml gives"
+        return "the install cell differs from the one _config.yml and pyproject.toml give"
     return None
 
 
@@ -186,14 +183,15 @@ def write(path: Path, config: Path = CONFIG) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """``--check`` or ``--write``; the exit status is 1 when ``--check`` finds a notebook out of date, 2
-    when ``_config.yml``'s ``repository:`` is refused (:func:`repository`), before any notebook is read."""
+    when ``_config.yml``'s ``html.baseurl`` (:func:`baseurl`) or ``pyproject.toml``'s version is
+    refused, before any notebook is read."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--check", action="store_true", help="name every notebook whose install cell is out of date")
     action.add_argument("--write", action="store_true", help="insert or update the install cell in every notebook")
     args = parser.parse_args(argv)
     try:
-        repository(CONFIG)
+        url = wheel_url(CONFIG)
     except ValueError as error:
         parser.error(str(error))
     if args.write:
@@ -202,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"updated {_shown(path)}")
         return 0
     problems = check()
-    print("\n".join(problems) or f"every notebook starts with the install cell: {install_command()}",
+    print("\n".join(problems) or f"every notebook starts with the install cell: %pip install {requirement(url)}",
           file=sys.stderr if problems else sys.stdout)
     return 1 if problems else 0
 

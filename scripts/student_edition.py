@@ -5,8 +5,9 @@ the ``.ipynb`` downloads and the notebooks behind the launch buttons still hold 
 copies the book's sources (``book/``, ``_config.yml``, a table of contents) into
 ``OUT/src``, removes every ``{solution}`` block and every answers admonition of the self-check
 questions (a directive whose ``:class:`` holds ``self-check-answers``) from the notebooks' Markdown
-cells and from the Markdown pages, rewrites the introduction's words on launch buttons and folded
-solutions for students (:data:`STUDENT_INTRO`), and builds that copy with ``jupyter-book build``
+cells and from the Markdown pages, rewrites the introduction's words on launch buttons, folded
+solutions and the course plan for students (:data:`STUDENT_INTRO`), leaves out the teacher-only
+pages (:data:`TEACHER_PAGES`, the course plan for lecturers), and builds that copy with ``jupyter-book build``
 into ``OUT/_build/html``: pages, ``_sources`` and downloads all come from the stripped copy.
 ``--pdf`` builds the same copy as a PDF instead (``make student-pdf``: XeLaTeX, as ``make pdf``,
 into ``OUT/_build/latex/deep-sets-book-student.pdf``), without the API reference, as the book's PDF.
@@ -16,10 +17,16 @@ into ``OUT/_build/latex/deep-sets-book-student.pdf``), without the API reference
   the book's own cache (``_build/.jupyter_cache``): after ``make book`` nothing runs again. A
   chapter missing from the cache is executed and cached there, for both editions.
 * **No launch buttons, no repository button.** They open the repository's notebooks, which hold
-  the solutions; the student edition has neither (download the ``.ipynb`` instead).
+  the solutions; the student edition has neither (download the ``.ipynb`` instead: its first cell
+  installs ``setfuncs`` from a wheel that holds no notebook, ``scripts/install_cell.py``).
+* **No teacher-only page.** :data:`TEACHER_PAGES` (``book/teaching/course.ipynb``, the module plan
+  for lecturers, which says how to teach from the teacher's edition) and the files only they read
+  leave the copy and its table of contents; every ``{ref}``, ``{numref}`` or ``{doc}`` role and every
+  Markdown link to them or to a label they define becomes its plain text
+  (:func:`strip_teacher_references`), so the build still passes with ``-W -n``.
 * **Checked.** After the build every page, ``_sources`` file and the search index is scanned for
-  what a solution or a self-check answer leaves behind (the LaTeX source, for ``--pdf``); any
-  find fails the build and names the files.
+  what a solution or a self-check answer leaves behind (the LaTeX source, for ``--pdf``), and for
+  the teacher-only words of :data:`TEACHER_ONLY_WORDS`; any find fails the build and names the files.
 * **It deletes only what it made.** Every argument is checked before anything is written
   (:func:`check_arguments`). ``OUT`` is deleted and rebuilt only when it holds the marker file
   :data:`MARKER`, which the script writes into every ``OUT`` it makes; a new or empty folder is
@@ -37,11 +44,13 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib.util
+import posixpath
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import nbformat
 import yaml
@@ -82,12 +91,38 @@ STUDENT_INTRO: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^- \*\*Run a chapter\.\*\*.*?(?=^- \*\*|^[ \t]*$)", re.MULTILINE | re.DOTALL),
      "- **Run a chapter.** Download its notebook (the download button at the top of its page,\n"
      "  `.ipynb`) and open it in JupyterLab, or upload it to Colab: its first cell installs\n"
-     "  `setfuncs`, the book's package. Every chapter runs on a CPU; its first lines say how long.\n"),
+     "  `setfuncs`, the book's package. Every chapter runs on a CPU; its first lines say how long.\n"
+     "  Colab runs the code but shows the book's MyST Markdown as raw text: exercises, theorems,\n"
+     "  proofs, citations and cross-references appear as `{exercise}` blocks and roles there, so read\n"
+     "  those on the rendered page beside it (JupyterLab with jupyterlab-myst renders them). The book\n"
+     "  is not tested on Colab itself, only its install cell against a local copy of the site.\n"),
     (re.compile(r"the solutions are folded away until you open them\."),
      "this student edition leaves their solutions and the answers to the self-check questions out."),
+    (re.compile(r"^## Teaching with it\n.*?(?=^## )", re.MULTILINE | re.DOTALL),
+     "## Choosing an aggregation\n\n"
+     "The {doc}`guide to choosing an aggregation <teaching/choosing>`, in the **Teaching** part, turns the\n"
+     "book's theorems and the experiments' verdicts into advice.\n\n"),
 ]
 #: Words the student introduction must not say (they describe the teacher's edition).
 TEACHER_WORDS = re.compile(r"launch button|folded away|solutions are folded", re.IGNORECASE)
+#: The teacher-only pages (as ``_toc.yml`` names them): the module plan for lecturers. The student
+#: edition leaves them, and :data:`TEACHER_FILES`, out of its sources and its table of contents.
+TEACHER_PAGES = ("book/teaching/course",)
+#: Files that only :data:`TEACHER_PAGES` read: the course plan's data and helpers.
+TEACHER_FILES = ("book/teaching/course_plan.py",)
+#: Words of teacher-only instructions (the course page's title, how to teach from the teacher's
+#: edition, with Sphinx's typographic apostrophe too): no page of the student edition may hold them.
+TEACHER_ONLY_WORDS = re.compile(r"(?i:teacher(?:'|\u2019|&#8217;|&rsquo;)s edition|four-week module)|Teach from")
+#: A MyST role with its text, ``{ref}`label``` or ``{doc}`text <target>```.
+ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<body>[^`]*)`")
+#: The roles whose target is a label, which a teacher-only page may define.
+LABEL_ROLES = ("ref", "numref", "prf:ref", "eq", "any")
+#: A Markdown link, ``[text](target)``.
+LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\((?P<target>[^)\s]*)\)")
+#: A label a page defines: a target line ``(label)=`` (a section's: the heading after it names it) or
+#: a directive's ``:label:`` / ``:name:`` option.
+LABEL_TARGET = re.compile(r"^\((?P<label>[\w.:-]+)\)=[ \t]*\n(?:[ \t]*\n)*(?:#+[ \t]+(?P<title>.+))?", re.MULTILINE)
+LABEL_OPTION = re.compile(r"^[ \t]*:(?:label|name):[ \t]*(?P<label>[\w.:-]+)[ \t]*$", re.MULTILINE)
 
 
 class SolutionError(ValueError):
@@ -191,6 +226,98 @@ def strip_notebook(notebook: nbformat.NotebookNode, source: str) -> nbformat.Not
     return notebook
 
 
+class TeacherTargets(NamedTuple):
+    """What the teacher-only pages define, each with the plain text that replaces a reference to it."""
+
+    #: A label (``(label)=``, ``:label:``, ``:name:``) and its section's title (the label where none).
+    labels: dict[str, str]
+    #: A page (``book/teaching/course``) and its title.
+    pages: dict[str, str]
+
+
+def _markdown_of(path: Path) -> str:
+    """The Markdown of a page: a notebook's Markdown cells, or a ``.md`` file's text."""
+    if path.suffix == ".ipynb":
+        return "\n\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells
+                           if cell.cell_type == "markdown")
+    return path.read_text(encoding="utf-8")
+
+
+def teacher_targets(src: Path, pages: tuple[str, ...] = TEACHER_PAGES) -> TeacherTargets:
+    """The labels and titles of the teacher-only ``pages`` found in ``src`` (a copy of the book)."""
+    labels: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for page in pages:
+        for path in (src / f"{page}.ipynb", src / f"{page}.md"):
+            if not path.is_file():
+                continue
+            text = _markdown_of(path)
+            title = re.search(r"^#[ \t]+(.+?)[ \t]*$", text, re.MULTILINE)
+            titles[page] = title.group(1) if title else posixpath.basename(page)
+            labels.update({m["label"]: (m["title"] or m["label"]).strip() for m in LABEL_TARGET.finditer(text)})
+            labels.update({m["label"]: m["label"] for m in LABEL_OPTION.finditer(text) if m["label"] not in labels})
+    return TeacherTargets(labels, titles)
+
+
+def _page_of(target: str, page: str) -> str:
+    """The page a ``{doc}`` target or a link's target on ``page`` names (paths from the book's root,
+    without ``.ipynb`` or ``.md``): relative to ``page``'s folder, or to the root if it starts with ``/``."""
+    path = target.split("#", 1)[0]
+    folder = "" if path.startswith("/") else posixpath.dirname(page)
+    return re.sub(r"\.(ipynb|md)$", "", posixpath.normpath(posixpath.join(folder, path.lstrip("/"))))
+
+
+def strip_teacher_references(text: str, page: str, teacher: TeacherTargets) -> str:
+    """``text`` (MyST Markdown of ``page``, e.g. ``book/intro``) with every reference to a teacher-only
+    page or to a label it defines turned into plain text: a role's own text, or else the title of
+    the section or page it names. ``{ref}`course's projects <teaching-projects>``` becomes
+    ``course's projects``; ``[the plan](course.ipynb)`` becomes ``the plan``."""
+    def role(match: re.Match[str]) -> str:
+        body = match["body"].strip()
+        explicit = re.fullmatch(r"(?s)(?P<text>.*?)\s*<(?P<target>[^<>]+)>", body)
+        shown, target = (explicit["text"], explicit["target"].strip()) if explicit else (None, body)
+        if match["role"] in LABEL_ROLES and target in teacher.labels:
+            return shown or teacher.labels[target]
+        if match["role"] == "doc" and (name := _page_of(target, page)) in teacher.pages:
+            return shown or teacher.pages[name]
+        return match.group()
+
+    def link(match: re.Match[str]) -> str:
+        target = match["target"]
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):            # https:, mailto:, ...: another site
+            return match.group()
+        if target.startswith("#"):
+            return match["text"] if target[1:] in teacher.labels else match.group()
+        return match["text"] if _page_of(target, page) in teacher.pages else match.group()
+
+    return LINK.sub(link, ROLE.sub(role, text))
+
+
+def student_toc(toc: dict[str, Any], pages: tuple[str, ...] = TEACHER_PAGES) -> dict[str, Any]:
+    """``toc`` (a Jupyter Book table of contents) without the entries of ``pages``, at any depth;
+    a part left without chapters goes too."""
+    def kept(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        result = []
+        for entry in entries:
+            if re.sub(r"\.(ipynb|md)$", "", str(entry.get("file", ""))) in pages:
+                continue
+            entry = dict(entry)
+            for key in ("chapters", "sections"):
+                if key in entry:
+                    entry[key] = kept(entry[key])
+            result.append(entry)
+        return result
+
+    toc = copy.deepcopy(toc)
+    for key in ("chapters", "sections"):
+        if key in toc:
+            toc[key] = kept(toc[key])
+    if "parts" in toc:
+        toc["parts"] = [part for part in ({**part, "chapters": kept(part.get("chapters", []))}
+                                          for part in toc["parts"]) if part["chapters"]]
+    return toc
+
+
 def student_config(config: dict, cache: Path, execute: bool) -> dict:
     """The book's ``_config.yml`` (as a dict) for the student copy built in another folder."""
     config = copy.deepcopy(config)
@@ -202,6 +329,8 @@ def student_config(config: dict, cache: Path, execute: bool) -> dict:
     config["launch_buttons"] = {"binderhub_url": "", "colab_url": "", "jupyterhub_url": "", "thebe": False}
     html = config.setdefault("html", {})
     html.update(use_repository_button=False, use_issues_button=False, use_edit_page_button=False)
+    # The teacher's edition's address: no canonical link or sitemap entry of a student page points there.
+    html.pop("baseurl", None)
     html["extra_footer"] = " ".join(filter(None, [FOOTER_NOTE, html.get("extra_footer")]))
     sphinx = config.setdefault("sphinx", {}).setdefault("config", {})
     if "html_static_path" in sphinx:  # relative to the repository, which the copy is not in
@@ -222,18 +351,26 @@ def write_sources(src: Path, toc: Path, execute: bool, pdf: bool = False) -> Non
     PDF (``pdf``), with the PDF book's extension and without the API reference."""
     shutil.copytree(ROOT / "book", src / "book",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "_build"))
+    teacher = teacher_targets(src, TEACHER_PAGES)
+    for name in [f"{page}{suffix}" for page in TEACHER_PAGES for suffix in (".ipynb", ".md")] + list(TEACHER_FILES):
+        (src / name).unlink(missing_ok=True)
     for path in sorted((src / "book").rglob("*.ipynb")):
         name = path.relative_to(src).as_posix()
-        nbformat.write(strip_notebook(nbformat.read(path, as_version=4), name), path)
+        notebook = strip_notebook(nbformat.read(path, as_version=4), name)
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                cell.source = strip_teacher_references(cell.source, name.removesuffix(".ipynb"), teacher)
+        nbformat.write(notebook, path)
     for path in sorted((src / "book").rglob("*.md")):
         name = path.relative_to(src).as_posix()
-        path.write_text(strip_solutions(path.read_text(encoding="utf-8"), name), encoding="utf-8")
+        text = strip_solutions(path.read_text(encoding="utf-8"), name)
+        path.write_text(strip_teacher_references(text, name.removesuffix(".md"), teacher), encoding="utf-8")
     intro = src / "book" / "intro.md"
     if intro.exists():
         intro.write_text(student_intro(intro.read_text(encoding="utf-8")), encoding="utf-8")
     config = student_config(yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")),
                             BOOK_CACHE, execute)
-    table_of_contents = yaml.safe_load(toc.read_text(encoding="utf-8"))
+    table_of_contents = student_toc(yaml.safe_load(toc.read_text(encoding="utf-8")), TEACHER_PAGES)
     if pdf:
         pdf_book = _pdf_book()
         config = pdf_book.pdf_config(config, target=f"{PDF_NAME}.tex")
@@ -262,6 +399,18 @@ def check_no_solutions(html: Path) -> None:
     if found:
         raise SolutionError("solutions survived in the student edition: " + ", ".join(found)
                             + "; see how they are written in book/ and extend scripts/student_edition.py")
+
+
+def check_no_teacher_pages(output: Path) -> None:
+    """Fail, naming the files, when a page, ``_sources`` file, the search index or the LaTeX source
+    under ``output`` holds teacher-only instructions (:data:`TEACHER_ONLY_WORDS`)."""
+    found = [f"{path} ({match.group()!r})" for path in sorted(output.rglob("*"))
+             if (path.suffix in {".html", ".ipynb", ".md", ".txt", ".tex"} or path.name == "searchindex.js")
+             and (match := TEACHER_ONLY_WORDS.search(path.read_text(encoding="utf-8", errors="replace")))]
+    if found:
+        raise SolutionError("teacher-only instructions survived in the student edition: " + ", ".join(found)
+                            + "; leave their page out (TEACHER_PAGES) or rewrite their words for students "
+                            "(STUDENT_INTRO) in scripts/student_edition.py")
 
 
 def check_arguments(out: Path, toc: Path) -> None:
@@ -328,6 +477,7 @@ def build(out: Path, toc: Path = ROOT / "_toc.yml", execute: bool = True, pdf: b
     subprocess.run(command, check=True)
     output = out / "_build" / ("latex" if pdf else "html")
     check_no_solutions(output)
+    check_no_teacher_pages(output)
     return output
 
 

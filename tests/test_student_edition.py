@@ -3,7 +3,9 @@
 The stripping is tested on made-up notebooks and pages with every form of solution the book uses;
 the build on the introduction and one chapter, without execution: no file of the output (pages,
 ``_sources``, ``.ipynb`` downloads, search index) holds a solution's text, every exercise is there,
-and the launch buttons are gone. Every chapter of the book is checked to hash in jupyter-cache
+and the launch buttons are gone. The teacher-only course page leaves the table of contents and the
+sources, and every reference to it becomes plain text (made-up pages, and the whole book's stripped
+copy); the check after the build finds teacher-only words. Every chapter of the book is checked to hash in jupyter-cache
 like its stripped copy, so the student edition reads the book's executed chapters.
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
 from script_modules import load_script
@@ -144,7 +147,9 @@ def test_the_student_configuration_turns_off_what_opens_the_repository(tmp_path:
     config = {"title": "T", "execute": {"execute_notebooks": "cache"}, "html": {"extra_footer": "MIT."},
               "launch_buttons": {"binderhub_url": "https://mybinder.org"},
               "sphinx": {"config": {"html_static_path": ["_build/static"]}}}
+    config["html"]["baseurl"] = "https://owner.github.io/book/"
     student = student_edition.student_config(config, tmp_path, execute=False)
+    assert "baseurl" not in student["html"], "a student page must not name the teacher's edition as its canonical page"
     assert not any(student["launch_buttons"].values())
     assert student["html"]["use_repository_button"] is False
     assert student["html"]["extra_footer"] == f"{student_edition.FOOTER_NOTE} MIT."
@@ -279,3 +284,106 @@ def test_a_marked_folder_is_rebuilt_and_a_new_or_empty_one_is_marked(tmp_path: P
     (new / "src" / "stale.md").write_text("from the last build", encoding="utf-8")
     student_edition.build(new, toc, execute=False)
     assert "src/stale.md" not in _tree(new) and (new / student_edition.MARKER).is_file()
+
+
+# --- the teacher-only pages ---------------------------------------------------------------------
+
+TEACHER_PAGE = """\
+(teaching-course)=
+# A four-week module
+
+Teach from the teacher's edition.
+
+(teaching-projects)=
+
+## Projects: one per experiment
+
+```{figure} plan.png
+:name: teaching-figure
+```
+"""
+
+REFERENCES = """\
+See {ref}`the course's projects <teaching-projects>`, {ref}`teaching-projects`, {numref}`teaching-figure`,
+{doc}`the plan <course>`, {doc}`/book/teaching/course`, [the plan](course.ipynb#week-1) and
+[projects](#teaching-projects).
+Kept: {ref}`other-label`, {doc}`the guide <choosing>`, {doc}`../01_sets`, [a site](https://example.org/course),
+[the guide](choosing.ipynb).
+"""
+
+
+def _teacher_targets(tmp_path: Path) -> "student_edition.TeacherTargets":
+    page = tmp_path / "book" / "teaching" / "course.ipynb"
+    page.parent.mkdir(parents=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(TEACHER_PAGE),
+                                                   nbformat.v4.new_code_cell("import course_plan")]), page)
+    return student_edition.teacher_targets(tmp_path)
+
+
+def test_the_teacher_pages_labels_and_titles_are_read_from_the_page(tmp_path: Path) -> None:
+    targets = _teacher_targets(tmp_path)
+    assert targets.pages == {"book/teaching/course": "A four-week module"}
+    assert targets.labels == {"teaching-course": "A four-week module",
+                              "teaching-projects": "Projects: one per experiment", "teaching-figure": "teaching-figure"}
+
+
+def test_references_to_a_teacher_only_page_become_plain_text_and_others_stay(tmp_path: Path) -> None:
+    targets = _teacher_targets(tmp_path)
+    stripped = student_edition.strip_teacher_references(REFERENCES, "book/teaching/choosing", targets)
+    assert stripped == (
+        "See the course's projects, Projects: one per experiment, teaching-figure,\n"
+        "the plan, A four-week module, the plan and\nprojects.\n" + REFERENCES.split("\n", 3)[3])
+
+
+def test_a_doc_reference_is_resolved_from_the_page_that_makes_it(tmp_path: Path) -> None:
+    targets = _teacher_targets(tmp_path)
+    text = "{doc}`plan <teaching/course>` and {doc}`plan <course>`"
+    assert student_edition.strip_teacher_references(text, "book/intro", targets) == "plan and {doc}`plan <course>`"
+
+
+def test_the_student_table_of_contents_leaves_out_the_teacher_pages_at_any_depth() -> None:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    student = student_edition.student_toc(toc)
+    files = re.findall(r"file: (\S+)", yaml.safe_dump(student))
+    assert "book/teaching/course" not in files and "book/teaching/choosing" in files
+    assert len(files) == len(re.findall(r"file: (\S+)", yaml.safe_dump(toc))) - 1
+    nested = {"format": "jb-book", "root": "book/intro",
+              "parts": [{"caption": "Teaching", "chapters": [{"file": "book/teaching/course.ipynb"}]},
+                        {"caption": "Other", "chapters": [{"file": "book/a", "sections": [
+                            {"file": "book/teaching/course"}, {"file": "book/b"}]}]}]}
+    assert student_edition.student_toc(nested)["parts"] == [
+        {"caption": "Other", "chapters": [{"file": "book/a", "sections": [{"file": "book/b"}]}]}]
+    assert nested["parts"][0]["chapters"], "the book's table of contents must stay untouched"
+
+
+def test_the_student_sources_hold_no_teacher_page_and_no_teacher_only_words(tmp_path: Path) -> None:
+    """The whole book's stripped copy, without a build: what -W -n and the check after the build need."""
+    student_edition.write_sources(tmp_path / "src", ROOT / "_toc.yml", execute=False)
+    book = tmp_path / "src" / "book"
+    left = [page for page in student_edition.TEACHER_PAGES + student_edition.TEACHER_FILES
+            if (tmp_path / "src" / page).with_suffix(".ipynb").exists() or (tmp_path / "src" / page).exists()]
+    assert not left, f"teacher-only files in the student sources: {left}"
+    labels = student_edition.teacher_targets(ROOT).labels
+    assert labels, "book/teaching/course.ipynb defines no label: update TEACHER_PAGES"
+    found = []
+    for path in sorted(book.rglob("*")):
+        if path.suffix in {".md", ".ipynb"}:
+            text = _visible(path) if path.suffix == ".ipynb" else path.read_text(encoding="utf-8")
+            found += [f"{path.name}: {m.group()}" for m in student_edition.TEACHER_ONLY_WORDS.finditer(text)]
+            found += [f"{path.name}: {label}" for label in labels if re.search(rf"[<`#]{re.escape(label)}[>`)]", text)]
+            found += [f"{path.name}: teaching/course" for _ in re.finditer(r"teaching/course\b|\(course\.ipynb", text)]
+    assert not found, f"teacher-only references in the student edition: {found}"
+    assert "teaching/course" not in (tmp_path / "src" / "_toc.yml").read_text(encoding="utf-8")
+
+
+def test_the_check_after_the_build_finds_teacher_only_words(tmp_path: Path) -> None:
+    (tmp_path / "_sources").mkdir()
+    (tmp_path / "page.html").write_text("<p>Exercises and their hints.</p>", encoding="utf-8")
+    student_edition.check_no_teacher_pages(tmp_path)
+    (tmp_path / "_sources" / "intro.md").write_text("Teach from the book.", encoding="utf-8")
+    (tmp_path / "lecture.html").write_text("<p>In the teacher\u2019s edition</p>", encoding="utf-8")
+    with pytest.raises(student_edition.SolutionError) as found:
+        student_edition.check_no_teacher_pages(tmp_path)
+    message = str(found.value)
+    assert "intro.md ('Teach from')" in message and "lecture.html ('teacher\u2019s edition')" in message
+    assert "page.html" not in message
