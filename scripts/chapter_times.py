@@ -248,6 +248,14 @@ def chapters(book: Path = BOOK) -> list[Path]:
     return sorted(path for path in book.glob("*.ipynb") if re.match(r"\d\d_", path.name))
 
 
+def pages(book: Path = BOOK) -> dict[str, Path]:
+    """Every page this script times, by name: the chapters (``01_sets``), then the appendices
+    (``appendix_testing``) and the teaching pages (``teaching/choosing``), which the course plan
+    assigns too; a name is the path below ``book`` without ``.ipynb``."""
+    found = chapters(book) + sorted(book.glob("appendix_*.ipynb")) + sorted(book.glob("teaching/*.ipynb"))
+    return {path.relative_to(book).with_suffix("").as_posix(): path for path in found}
+
+
 # --- running time -------------------------------------------------------------------------------
 
 def load_average() -> float | None:
@@ -458,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--book", type=Path, default=BOOK, help="the folder of the chapter notebooks (default: book/)")
     parser.add_argument("--chapters", nargs="+", metavar="NAME",
-                        help="only these chapters, by file name without .ipynb (e.g. 01_sets); default: all")
+                        help="only these pages, by their path below book/ without .ipynb (e.g. 01_sets, "
+                             "teaching/choosing); default: all")
     parser.add_argument("--out", type=Path, default=OUT,
                         help=f"the JSON file to add the times to (default: {OUT.relative_to(ROOT)})")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds a cell may run (default: 1800)")
@@ -466,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.out.is_dir():
         parser.error(f"--out {args.out} is a folder; pass the JSON file to write, e.g. --out {args.out / OUT.name}")
-    available = {path.stem: path for path in chapters(args.book)}
+    available = pages(args.book)
     if not available:
         parser.error(f"no chapter notebooks (NN_name.ipynb) in {args.book}")
     unknown = [name for name in args.chapters or () if name not in available]
@@ -479,7 +488,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     found = provenance()
-    kept = [name for name in (held or {"chapters": {}})["chapters"] if name not in {path.stem for path in selected}]
+    names = {path: name for name, path in available.items()}
+    kept = [name for name in (held or {"chapters": {}})["chapters"] if name not in {names[path] for path in selected}]
     mismatch = held and _mismatch(held, found, kept)
     if mismatch:
         parser.error(f"--out {args.out} holds times of {', '.join(kept)} measured at {mismatch}: pass another "
@@ -491,15 +501,15 @@ def main(argv: list[str] | None = None) -> int:
     statuses, chapter = [], None
     try:
         for path in selected:
-            chapter = path.stem
+            chapter = names[path]
             entry = {**run_chapter(path, args.timeout), "git_commit": found.get("git_commit")}
             for number in previous:                             # nbclient leaves the default handlers
                 signal.signal(number, _interrupt)
             record_entry(args.out, chapter, entry, found)      # at once: a killed run keeps what it has
-            chapter = None
             statuses.append(entry["status"])
-            print(f"{path.stem}: {entry['status']}, {entry['seconds']:.1f} s (load {entry['load_before']} -> "
+            print(f"{chapter}: {entry['status']}, {entry['seconds']:.1f} s (load {entry['load_before']} -> "
                   f"{entry['load_after']})" + (f": {entry['error']}" if "error" in entry else ""), flush=True)
+            chapter = None
     except KeyboardInterrupt:
         where = (f"while timing {chapter}: its earlier entry in {args.out} is kept as it was" if chapter else
                  f"between chapters: {args.out} holds every chapter timed so far")

@@ -88,56 +88,148 @@ def test_introduction_names_the_chapters_the_experiments_refer_back_to() -> None
 
 # --- the course plan ------------------------------------------------------------------------------
 
+def _all_readings() -> list[tuple[str, dict]]:
+    """Every reading of the plan: each session's (per group) and each lecture item's, by name."""
+    found = [(f"{s.number} {group}", reading) for s in plan.SESSIONS for group, reading in s.readings().items()]
+    return found + [(f"lecture: {item.what[:30]}", item.shows) for item in plan.LECTURE.agenda if item.shows]
+
+
 def test_the_sessions_read_every_chapter_in_order() -> None:
-    read = [chapter for _, _, reading in plan.SESSIONS for chapter in reading]
+    read = [page for session in plan.SESSIONS for reading in session.readings().values() for page in reading
+            if page in plan.chapters()]
     assert set(read) == set(plan.chapters()), f"chapters no session reads: {set(plan.chapters()) - set(read)}"
     firsts = list(dict.fromkeys(read))
     assert firsts == plan.chapters(), "the sessions should start the chapters in the book's order"
-    assert len(plan.SESSIONS) == 8 and [n for n, _, _ in plan.SESSIONS] == [f"{w}.{s}" for w in range(1, 5)
-                                                                           for s in (1, 2)]
+    assert [s.number for s in plan.SESSIONS] == [f"{w}.{s}" for w in range(1, 5) for s in (1, 2)]
 
 
-@pytest.mark.parametrize("number, reading", [(n, r) for n, _, r in plan.SESSIONS] + [("lecture", plan.LECTURE)],
-                         ids=[n for n, _, _ in plan.SESSIONS] + ["lecture"])
-def test_every_section_the_plan_names_exists(number: str, reading: dict) -> None:
-    for chapter, sections in reading.items():
-        headings, missing = plan.find_sections(chapter, sections)
-        assert not missing, f"session {number}: {chapter} has no section {missing}; update course_plan.py"
-        assert plan.words_read(chapter, sections) > 0
+@pytest.mark.parametrize("name, reading", _all_readings(), ids=[name for name, _ in _all_readings()])
+def test_every_section_the_plan_names_exists(name: str, reading: dict) -> None:
+    for page, sections in reading.items():
+        headings, missing = plan.find_sections(page, sections)
+        assert not missing, f"{name}: {page} has no section {missing}; update course_plan.py"
+        assert plan.words_read(page, sections) > 0
 
 
 def test_a_chapter_split_over_sessions_is_read_whole() -> None:
-    split: dict[str, list[str]] = {}
-    for _, _, reading in plan.SESSIONS:
-        for chapter, sections in reading.items():
-            if sections != plan.ALL:
-                split.setdefault(chapter, []).extend(plan.find_sections(chapter, sections)[0])
-    sessions_of = {chapter: sum(chapter in reading for _, _, reading in plan.SESSIONS) for chapter in split}
-    for chapter, headings in split.items():
-        if sessions_of[chapter] > 1:     # read in parts: the parts together are the chapter's body
-            body = {h for h in plan.section_words(chapter) if h and h not in ("Further reading", "Exercises")}
-            assert body <= set(headings) | {"Summary"}, f"{chapter}: sections no session reads: {body - set(headings)}"
+    read: dict[str, set[str]] = {}
+    for session in plan.SESSIONS:
+        for reading in session.readings().values():
+            for page, sections in reading.items():
+                if page in plan.chapters():
+                    read.setdefault(page, set()).update(plan.find_sections(page, sections)[0])
+    for chapter, headings in read.items():
+        body = {h for h in plan.section_words(chapter) if h and h not in ("Further reading", "Exercises")}
+        assert body <= headings | {"Summary"}, f"{chapter}: sections no session reads: {body - headings}"
+
+
+def test_every_page_a_session_reads_has_its_takeaways_and_self_checks_read() -> None:
+    read: dict[str, set[str]] = {}
+    for session in plan.SESSIONS:
+        for reading in session.readings().values():
+            for page, sections in reading.items():
+                read.setdefault(page, set()).update([""] + plan.find_sections(page, sections)[0])
+    for page, sections in read.items():
+        for words in ("Key takeaways", "Check yourself"):
+            where = plan.section_of(page, words)
+            assert where is None or where in sections, (
+                f"{page}'s {words} sit in {where!r}, which no session assigns")
 
 
 def test_every_exercise_is_assigned_once_at_its_level_after_its_chapter() -> None:
     exercises = plan.exercises()
     assert len(exercises) >= 30, f"found only {len(exercises)} exercises in the chapters"
     blocks = _sessions_markdown()
-    assert sorted(blocks) == [n for n, _, _ in plan.SESSIONS], f"session headings: {sorted(blocks)}"
+    assert sorted(blocks) == [s.number for s in plan.SESSIONS], f"session headings: {sorted(blocks)}"
     assigned: dict[str, str] = {}
     read_so_far: set[str] = set()
-    for number, _, reading in plan.SESSIONS:
-        read_so_far |= set(reading)
-        for level, line in LEVEL_LINE.findall(blocks[number]):
-            for label in REF.findall(line):
-                assert label in exercises, f"session {number} names {label!r}, which is no exercise of the chapters"
-                assert exercises[label]["level"] == level, (
-                    f"session {number} lists {label!r} as {level}; its title says {exercises[label]['title']!r}")
-                assert exercises[label]["chapter"] in read_so_far, (
-                    f"session {number} sets {label!r} before its chapter {exercises[label]['chapter']} is read")
-                assert label not in assigned, f"{label!r} is set in sessions {assigned[label]} and {number}"
-                assigned[label] = number
+    for session in plan.SESSIONS:
+        read_so_far |= session.pages()
+        homework = [(level, label) for level, line in LEVEL_LINE.findall(blocks[session.number])
+                    for label in REF.findall(line)]
+        in_class = [(None, label) for item in session.agenda for label in item.exercises]
+        for level, label in homework + in_class:
+            assert label in exercises, f"session {session.number} names {label!r}, which is no exercise"
+            assert level is None or exercises[label]["level"] == level, (
+                f"session {session.number} lists {label!r} as {level}; its title says {exercises[label]['title']!r}")
+            assert exercises[label]["chapter"] in read_so_far, (
+                f"session {session.number} sets {label!r} before its chapter {exercises[label]['chapter']} is read")
+            assert label not in assigned, f"{label!r} is set in sessions {assigned[label]} and {session.number}"
+            assigned[label] = session.number
+        for _, label in in_class:
+            assert REF.search(blocks[session.number]) and label in REF.findall(blocks[session.number]), (
+                f"session {session.number}'s text does not name its in-class exercise {label!r}")
     assert set(assigned) == set(exercises), f"exercises no session sets: {sorted(set(exercises) - set(assigned))}"
+
+
+def test_no_session_assigns_more_than_its_minutes() -> None:
+    times = plan.chapter_times.read_times(plan.chapter_times.OUT)
+    assert times is not None, "the committed chapter-times file is missing"
+    for session in plan.SESSIONS:
+        for group, words in plan.session_words(session, times).items():
+            assert words is not None and plan.minutes(words) <= plan.READING_MINUTES, (
+                f"session {session.number} ({group}) assigns {words} words, {plan.minutes(words):.0f} minutes")
+        assert sum(item.minutes for item in session.agenda) == plan.SESSION_MINUTES, session.number
+    assert "Every session assigns at most" in plan.budget_line(times)
+
+
+def test_reading_time_counts_what_the_sections_show() -> None:
+    times = plan.chapter_times.read_times(plan.chapter_times.OUT)
+    for page in plan.pages():
+        counts = times["chapters"][page].get("output_words")
+        assert counts is not None and set(counts) == set(plan.section_words(page)), (
+            f"{page}: output_words counted for other sections; rerun scripts/chapter_times.py --chapters {page}")
+    for chapter in ("08_circle", "09_mixture", "10_point_clouds", "11_attention"):
+        opening = plan.shown_words(chapter, [], times)
+        assert opening > 50, f"{chapter}: its result box shows only {opening} words"
+        assert plan.reading_words({chapter: plan.ALL}, times) > plan.words_read(chapter, plan.ALL) + opening
+
+
+def test_output_words_counts_outputs_and_captions_by_section_and_skips_hidden_cells() -> None:
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title\n\nOpening words."),
+        nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("stream", name="stdout", text="one two\n")]),
+        nbformat.v4.new_markdown_cell("## First\n\nText."),
+        nbformat.v4.new_code_cell("t", outputs=[nbformat.v4.new_output(
+            "display_data", data={"text/html": "<style>p {x: y}</style><table><tr><td>a b</td><td>$x_i$</td></tr></table>",
+                                  "text/plain": "<Table object repr with many words>"})]),
+        nbformat.v4.new_code_cell("f", metadata={"mystnb": {"figure": {"caption": "A caption of five words"}}},
+                                  outputs=[nbformat.v4.new_output("display_data",
+                                                                  data={"image/png": "iVBOR", "text/plain": "<Figure>"})]),
+        nbformat.v4.new_code_cell("h", metadata={"tags": ["remove-output"]},
+                                  outputs=[nbformat.v4.new_output("stream", name="stdout", text="hidden words\n")]),
+        nbformat.v4.new_markdown_cell("## Second"),
+    ])
+    assert chapter_times.output_words(notebook) == {"": 2, "First": 3 + 5, "Second": 0}
+
+
+def test_a_project_decides_with_its_seeds_even_when_one_seed_dissents() -> None:
+    from setfuncs.experiments.paired import holm, sign_flip_test
+
+    for project in plan.PROJECTS:
+        def adjusted(n: int) -> float:
+            d = [1.0] * (n - 1) + [-0.5]
+            p = sign_flip_test(d, "greater") * project.sides
+            return float(holm([p] * project.comparisons)[0])
+        n = project.seeds()
+        assert adjusted(n) <= plan.ALPHA < adjusted(n - 1), (project.number, n)
+
+
+def test_every_project_trains_configurations_its_experiment_has_and_its_time_was_measured() -> None:
+    import importlib
+
+    measured = plan.project_times()
+    assert measured is not None, "results/benchmarks/project-times.json is missing: run scripts/project_times.py"
+    for project in plan.PROJECTS:
+        experiment = importlib.import_module(f"setfuncs.experiments.{project.experiment}").EXPERIMENT
+        assert set(project.configurations) <= set(experiment.configurations), project.number
+        entry = measured["projects"].get(str(project.number))
+        assert entry and entry["status"] == "ok", f"project {project.number} has no measured time"
+        assert entry["command"] == project.command(), (
+            f"project {project.number} was timed with another command: rerun scripts/project_times.py --projects "
+            f"{project.number}")
+        assert entry["runs"] == project.seeds() * len(project.configurations) and entry["seconds"] > 0
+    assert all(row["seconds"] is not None for row in plan.project_rows(measured))
 
 
 def test_exercises_are_named_by_their_titles() -> None:
@@ -182,7 +274,7 @@ def test_teaching_notebooks_are_clean_with_unique_cell_ids() -> None:
 # --- the lecture ----------------------------------------------------------------------------------
 
 def test_the_lecture_runs_through_chapters_1_2_4_9_in_order() -> None:
-    path = list(plan.LECTURE)
+    path, _ = plan.lecture_path()
     order = plan.chapters()
     assert [order.index(c) + 1 for c in path] == [1, 2, 4, 9]
     course = "\n".join(cell.source for cell in _markdown(COURSE))
@@ -192,9 +284,35 @@ def test_the_lecture_runs_through_chapters_1_2_4_9_in_order() -> None:
     assert "Chapters 1, 2 and 4, then 9" in teaching
 
 
+def test_the_lecture_fits_its_90_minutes_with_two_exercises_in_class() -> None:
+    times = plan.chapter_times.read_times(plan.chapter_times.OUT)
+    assert sum(item.minutes for item in plan.LECTURE.agenda) <= plan.SESSION_MINUTES
+    assert len([item for item in plan.LECTURE.agenda if item.exercises]) >= 2
+    for row in plan.lecture_rows(times):
+        assert row["reading"] is None or row["reading"] <= row["minutes"], row
+    assert "Every item's sections can be read in its minutes" in plan.lecture_line(times)
+
+
+def test_the_lecture_shows_the_collapse_and_chapter_2_without_its_proofs() -> None:
+    _, shown = plan.lecture_path()
+    section = "Live: the same model with LSE and with log-mean-exp"
+    assert section in plan.find_sections("09_mixture", shown["09_mixture"])[0]
+    cells, current, calls = nbformat.read(plan.BOOK / "09_mixture.ipynb", as_version=4).cells, "", []
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            current = next((line[3:].strip() for line in reversed(cell.source.splitlines())
+                            if line.startswith("## ")), current)
+        elif cell.cell_type == "code" and current == section:
+            calls.append(cell.source)
+    joined = "\n".join(calls)
+    assert "train_lse_pair" in joined and "collapse_lines" in joined, "the collapse is not in the section shown"
+    text = plan._section_markdown("02_sum_decomposition", shown["02_sum_decomposition"])
+    assert "{prf:theorem}" in text and "{prf:proof}" not in text, "the lecture shows chapter 2's proofs"
+
+
 def test_every_reference_back_to_a_skipped_chapter_is_covered_by_a_primer_the_lecture_shows() -> None:
-    path = list(plan.LECTURE)
-    for chapter, skipped in plan.skipped_before(path).items():
+    path, shown = plan.lecture_path()
+    for chapter, skipped in plan.skipped_before(path, shown).items():
         if not skipped:
             continue
         assert chapter in plan.PRIMERS, f"{chapter} refers back to {sorted(skipped)}, which the lecture skips, " \
@@ -203,8 +321,8 @@ def test_every_reference_back_to_a_skipped_chapter_is_covered_by_a_primer_the_le
         assert set(skipped) <= {covers}, f"{chapter}'s primer covers {covers}, it refers back to {sorted(skipped)}"
         section = plan.section_of(chapter, words)
         assert section is not None, f"{chapter} has no primer {words!r}"
-        shown, _ = plan.find_sections(chapter, plan.LECTURE[chapter])
-        assert section == "" or section in shown, f"{chapter}'s primer sits in {section!r}, which the lecture skips"
+        headings, _ = plan.find_sections(chapter, shown[chapter])
+        assert section == "" or section in headings, f"{chapter}'s primer sits in {section!r}, which the lecture skips"
 
 
 def test_skipped_before_finds_a_reference_back() -> None:
@@ -325,5 +443,6 @@ def test_course_page_names_the_command_when_the_times_file_is_missing(tmp_path: 
         exec(compile(cell.source, "course-imports", "exec"), namespace)
     text = printed.getvalue()
     assert "results/benchmarks/chapter-times.json is missing" in text and chapter_times.COMMAND in text
-    assert len(namespace["rows"]) == len(plan.chapters())
-    assert all(row["seconds"] is None and row["words"] > 0 for row in namespace["rows"]), "no time may be made up"
+    assert len(namespace["rows"]) == len(plan.pages())
+    assert all(row["seconds"] is None and row["shown"] is None and row["prose"] > 0
+               for row in namespace["rows"]), "no time may be made up"

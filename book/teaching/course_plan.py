@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import math
 import re
+import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -132,7 +134,7 @@ SESSIONS: list[Session] = [
         Item(10, "in class", exercises=("dac-ex-boolean",)),
         Item(5, "homework set"))),
     Session("3.1", "Gradients, and learnable aggregations", {
-        "05_divide_and_conquer": ["What the gradient sees", "A small training comparison", "Summary"],
+        "05_divide_and_conquer": ["What the gradient sees", "A small training comparison", "Summary", "Further reading"],
         "06_learnable_aggregations": ALL}, (
         Item(10, "Check yourself, in pairs"),
         Item(20, "which particles receive a gradient through each aggregation"),
@@ -149,7 +151,7 @@ SESSIONS: list[Session] = [
         Item(20, "how the book tests a claim: pairing by seed, the exact test, one correction per family"),
         Item(10, "in class", exercises=("univ-ex-idempotent",)),
         Item(5, "homework set; groups run their project's command at the quick budget"))),
-    Session("4.1", "One experiment per group", {}, (
+    Session("4.1", "One experiment per group", {APPENDIX: ["What the seeds cannot tell"]}, (
         Item(10, "Check yourself of the group's chapter, within the group"),
         Item(20, "reading a result box, the findings figure and a verdict (the appendix's words)"),
         Item(45, "groups: the project's runs, the paired comparisons and their correction"),
@@ -534,3 +536,74 @@ def project_rows(project_times: dict | None) -> list[dict]:
                      "runs": project.seeds() * len(project.configurations),
                      "seconds": entry["seconds"] if current else None})
     return rows
+
+
+def times_line(times: dict | None) -> str:
+    """The whole reading of the pages, and where and when the running times were measured."""
+    rows = page_rows(times)
+    prose = sum(row["prose"] for row in rows)
+    line = f"Every page a session reads: {prose:,} words of prose"
+    if times:
+        shown = sum(row["shown"] for row in rows)
+        prov = times["provenance"]
+        line += (f" and {shown:,} shown, {minutes(prose + shown) / 60:.1f} hours at {WORDS_PER_MINUTE} words a "
+                 f"minute. Running times measured on {prov['date'][:10]} at commit {str(prov['git_commit'])[:12]}, "
+                 f"{prov['hardware'].get('cpu_model')}, budget {prov.get('budget')}, one thread per kernel.")
+    return wrapped(line + ("" if times else "."))
+
+
+def agenda_text(session: Session) -> str:
+    """A session's agenda on one line: each item's minutes and what happens (an exercise by its title)."""
+    titles = {label: re.sub(r"\s*—\s*\w+\s*$", "", entry["title"]) for label, entry in exercises().items()}
+    return " · ".join(f"{item.minutes}: " + (f"exercise {', '.join(titles[label] for label in item.exercises)} "
+                                             f"({item.what})" if item.exercises else item.what)
+                      for item in session.agenda)
+
+
+def agenda_rows() -> list[dict]:
+    """Per session, its agenda (:func:`agenda_text`)."""
+    return [{"session": f"{session.number} {session.title}", "agenda": agenda_text(session)} for session in SESSIONS]
+
+
+def budget_line(times: dict | None) -> str:
+    """Which sessions, if any, assign more reading than :data:`READING_MINUTES` or run past
+    :data:`SESSION_MINUTES` in class."""
+    over = [f"{row['session']} ({row['minutes']:.0f} min of reading)" for row in session_rows(times)
+            if row["minutes"] is not None and row["minutes"] > READING_MINUTES]
+    long = [f"{s.number} ({sum(i.minutes for i in s.agenda)} min)" for s in SESSIONS
+            if sum(i.minutes for i in s.agenda) > SESSION_MINUTES]
+    if over or long:
+        return wrapped("Over the plan's limits: " + "; ".join(over + long) + ".")
+    return wrapped(f"Every session assigns at most {READING_MINUTES} minutes of reading"
+                   + (" (as measured)" if times else " (prose only: no times file)")
+                   + f" and {SESSION_MINUTES} in class.")
+
+
+def wrapped(text: str, width: int = 100) -> str:
+    """``text`` broken into lines of at most ``width`` characters, for the page's printouts."""
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False))
+
+
+def project_times(path: Path | None = None) -> dict | None:
+    """The measured wall times of the projects (``results/benchmarks/project-times.json``, which
+    ``scripts/project_times.py`` writes), or None where there is none."""
+    path = ROOT / "results" / "benchmarks" / "project-times.json" if path is None else path
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def lecture_line(times: dict | None) -> str:
+    """Whether the lecture fits: its agenda's minutes, each item's reading against its minutes, and
+    every reference back to a chapter the path skips covered by a primer it shows."""
+    path, shown = lecture_path()
+    total = sum(item.minutes for item in LECTURE.agenda)
+    tight = [row["what"].split(":")[0] for row in lecture_rows(times)
+             if row["reading"] is not None and row["reading"] > row["minutes"]]
+    uncovered = [chapter for chapter, skipped in skipped_before(path, shown).items() if skipped
+                 and (chapter not in PRIMERS or section_of(chapter, PRIMERS[chapter][1]) not in shown[chapter] + [""])]
+    exercises_minutes = sum(item.minutes for item in LECTURE.agenda if item.exercises)
+    return wrapped(f"The agenda takes {total} of {SESSION_MINUTES} minutes, {exercises_minutes} of them for the "
+                   "exercises done in class. "
+                   + ("Every item's sections can be read in its minutes. " if not tight else
+                      f"Items whose sections take longer to read than their minutes: {'; '.join(tight)}. ")
+                   + ("Every reference back to a skipped chapter is covered by a primer the lecture shows."
+                      if not uncovered else f"Not covered by a primer: {', '.join(uncovered)}."))
