@@ -205,3 +205,36 @@ def attention_claims(results: dict, paper: str | os.PathLike | None = None, vari
                         comparative=False, gap=gap_of["bounding boxes tighten"],
                         note="matched IoU over all canvases", key="boxes-tighten"))
     return claims
+
+
+def lme_against_lse(results: dict) -> list[dict]:
+    r"""Each set localiser with LSE against its log-mean-exp twin at every tested population size (not in
+    the paper).
+
+    For the localisers of :data:`~setfuncs.experiments.attention.sweep.PAPER_SET_SPECS` with LSE (``lse``,
+    ``r-lse``) and their twins (``lme``, ``r-lme``), seed by seed: :math:`d_s` is the twin's test ELBO at
+    :math:`n` particles minus the LSE localiser's (nats per canvas, positive: log-mean-exp is better). Every
+    finished run counts with the ELBO it measured, a failed one (collapsed, or counting no better than the
+    most frequent count) included, as the point clouds' twins count a collapsed run at its accuracy; a run
+    without a finite ELBO at :math:`n` is left out with its pair. Two-sided sign-flip tests, Holm-corrected
+    over every pair and size (:func:`~setfuncs.experiments.findings.twins.lme_against_lse`).
+
+    One row per pair and size, keys ``spec, twin, n`` and those of ``compare_pairs``.
+    """
+    import math
+
+    from ..findings import lme_against_lse as twins_against
+    from ..results import sorted_runs
+    from ..schema import finished_runs
+    from ..sweeps import lme_twin
+
+    sizes = sorted(int(n) for n in results["budget_parameters"]["eval_sizes"])
+    runs = [r for r in sorted_runs(finished_runs(results)) if r["spec"] != IMAGE]
+
+    def elbo(n: int) -> dict[tuple[str, int], float]:
+        values = {(r["spec"], r["seed"]): ((r.get("evaluation") or {}).get(str(n)) or {}).get("elbo") for r in runs}
+        return {key: v if isinstance(v, (int, float)) and math.isfinite(v) else np.nan for key, v in values.items()}
+
+    specs = [spec for spec in PAPER_SET_SPECS if lme_twin(spec) != spec]
+    rows = twins_against({n: elbo(n) for n in sizes}, specs, "difference")
+    return [{"spec": row.pop("spec"), "twin": row.pop("twin"), "n": row.pop("at"), **row} for row in rows]

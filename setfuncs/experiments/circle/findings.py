@@ -145,3 +145,30 @@ def lme_against_lse(results: dict) -> list[dict]:
     settings = {spec_of(*lse): lse[0] for lse, _ in lme_twins()}
     rows = twins_against({"MSE": mse_by_run(results)}, list(settings), "log ratio", pooled=True)
     return [{**row, "setting": settings.get(row["spec"], "all")} for row in rows]
+
+
+def lme_against_lse_by_size(results: dict) -> list[dict]:
+    r"""Log-mean-exp against the paper's LSE at every test population size, all pairs pooled (not in the paper).
+
+    At each size :math:`n` of the runs' ``mse_by_population_size`` the paper's 20 configurations with LSE
+    are paired with their twins (:func:`~setfuncs.experiments.sweeps.lme_twins`), seed by seed:
+    :math:`d_s` is the median over the 20 pairs of :math:`\ln \text{MSE}_\text{LSE}(n) - \ln
+    \text{MSE}_\text{lme}(n)` (positive: log-mean-exp is better; a run that learnt nothing is an infinite
+    MSE at every size, as in :func:`~setfuncs.experiments.circle.metric.mse_by_run`). Two-sided sign-flip
+    tests, Holm-corrected over the sizes (:func:`~setfuncs.experiments.findings.judge.compare_pairs`).
+
+    One row per size, smallest first: keys ``n`` and those of ``compare_pairs`` (``label, seeds, estimate,
+    low, high, p_value, adjusted, better, test``).
+    """
+    from ..findings import compare_pairs
+
+    pairs = [(spec_of(*twin), spec_of(*lse)) for lse, twin in lme_twins()]
+    runs = sorted_runs(finished_runs(results))
+    sizes = sorted({int(n) for run in runs for n in run.get("mse_by_population_size") or {}})
+
+    def at(n: int) -> dict[tuple[str, int], float]:
+        values = {(run["spec"], run["seed"]): finite_metric(run, "mse_by_population_size", n) for run in runs}
+        return {key: np.inf if value is None else value for key, value in values.items()}
+
+    comparisons = {f"all pairs at N = {n}": matched(f"all pairs at N = {n}", at(n), pairs, "log ratio") for n in sizes}
+    return [{"n": n, **row} for n, row in zip(sizes, compare_pairs(comparisons, ("log-mean-exp", "LSE")))]

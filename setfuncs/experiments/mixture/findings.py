@@ -131,3 +131,24 @@ def mixture_claims(results: dict, paper: str | os.PathLike | None = None, varian
                         note="per seed: max's share of batches worse than EM minus the other's", key="max-behind/peaks",
                         part="peaks worse than EM"))
     return claims
+
+
+def lme_against_lse(results: dict, summary: str = "median") -> list[dict]:
+    r"""Log-mean-exp against the paper's LSE, configuration by configuration (not in the paper).
+
+    Each of the paper's 20 configurations with LSE is paired with its twin, every LSE replaced by
+    log-mean-exp (:func:`~setfuncs.experiments.sweeps.lme_twins`), seed by seed, on the run's metric at
+    :math:`n = 100` (:func:`~setfuncs.experiments.mixture.metric.metric_by_run` with ``summary``; a run that
+    collapsed or diverged counts as :math:`+\infty`): :math:`d_s` is the ``"wins"`` score of
+    :func:`~setfuncs.experiments.findings.claims.matched`, +1 where the twin's metric is lower (better), -1
+    where it is higher, 0 for two failed runs. Two-sided sign-flip tests, Holm-corrected over the 20 pairs
+    and a pooled row (spec ``"all"``: :math:`d_s` the mean over the pairs, the net share of pairs the twin
+    wins) (:func:`~setfuncs.experiments.findings.twins.lme_against_lse`).
+
+    One row per pair, the pooled row last (keys ``spec, twin, at`` and those of ``compare_pairs``).
+    """
+    from ..findings import lme_against_lse as twins_against
+    from ..sweeps import lme_twins, spec_of
+
+    specs = [spec_of(*lse) for lse, _ in lme_twins()]
+    return twins_against({"metric": metric_by_run(results, summary)}, specs, "wins", pooled=True)
