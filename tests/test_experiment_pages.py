@@ -44,7 +44,10 @@ def _source(cell: dict) -> str:
 
 
 def _code_lines(chapter: str) -> list[str]:
+    """The chapter's code lines, comments and blank lines left out, and its install cell (hidden from
+    the book, the same in every chapter: ``scripts/install_cell.py``)."""
     return [line for cell in _cells(chapter) if cell["cell_type"] == "code"
+            and "install-setfuncs" not in cell.get("metadata", {}).get("tags", [])
             for line in _source(cell).splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
