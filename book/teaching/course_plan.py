@@ -126,21 +126,23 @@ SESSIONS: list[Session] = [
         Item(5, "homework set"))),
     Session("2.2", "Logsumexp, and divide and conquer", {
         "04_logsumexp": ALL,
-        "05_divide_and_conquer": ["Conquering is invariant to division", "Sorting: max, min and every quantile"]}, (
+        "05_divide_and_conquer": ["Conquering is invariant to division", "Sorting: max, min and every quantile",
+                                  "What the gradient sees"]}, (
         Item(10, "Check yourself, in pairs"),
-        Item(25, "the paper's Figure 2 and the slider from max to the sum; diminishing returns and ln N"),
-        Item(15, "in class", exercises=("ex-lse-bounds",)),
-        Item(25, "commutative, associative operations; floating-point sums are invariant up to rounding"),
+        Item(20, "the paper's Figure 2 and the slider from max to the sum; diminishing returns and ln N"),
+        Item(10, "in class", exercises=("ex-lse-bounds",)),
+        Item(20, "commutative, associative operations; floating-point sums are invariant up to rounding"),
         Item(10, "in class", exercises=("dac-ex-boolean",)),
+        Item(15, "which particles receive a gradient through each aggregation"),
         Item(5, "homework set"))),
-    Session("3.1", "Gradients, and learnable aggregations", {
-        "05_divide_and_conquer": ["What the gradient sees", "A small training comparison", "Summary", "Further reading"],
+    Session("3.1", "Learnable aggregations", {
+        "05_divide_and_conquer": ["A small training comparison", "Summary", "Further reading"],
         "06_learnable_aggregations": ALL}, (
         Item(10, "Check yourself, in pairs"),
-        Item(20, "which particles receive a gradient through each aggregation"),
-        Item(25, "read-process-write; the recurrent and query aggregations; why they are invariant"),
+        Item(10, "live: does a sparse gradient slow training? (chapter 5's small comparison)"),
+        Item(30, "read-process-write; the recurrent and query aggregations; why they are invariant"),
         Item(15, "live: the toy task and where the attention goes"),
-        Item(10, "in class", exercises=("learn-ex-mean",)),
+        Item(15, "in class", exercises=("learn-ex-mean",)),
         Item(10, "projects handed out; groups formed (one experiment per group)"))),
     Session("3.2", "Universality, and population sizes never seen", {
         "07_universal_approximation_and_discussion": ALL,
@@ -157,8 +159,7 @@ SESSIONS: list[Session] = [
         Item(45, "groups: the project's runs, the paired comparisons and their correction"),
         Item(15, "each group states its question, its comparisons and its seeds")),
         groups={name: {chapter: ALL} for name, chapter in GROUP_CHAPTERS.items()}),
-    Session("4.2", "Choosing an aggregation, and the projects", {
-        GUIDE: ALL, **{chapter: [] for chapter in GROUP_CHAPTERS.values()}}, (
+    Session("4.2", "Choosing an aggregation, and the projects", {GUIDE: ALL}, (
         Item(48, "the four groups present (12 minutes each, questions included)"),
         Item(30, "the guide: which aggregation for which task, and the evidence for each"),
         Item(12, "what the seeds could not decide; the module's close"))),
@@ -168,16 +169,16 @@ SESSIONS: list[Session] = [
 #: shows and the exercises done in class. Chapter 2 is cut to the first example and the theorems'
 #: statements; chapter 9 ends with the collapse of the models with logsumexp inside their layers.
 LECTURE = Session("lecture", "A single 90-minute lecture", {}, (
-    Item(12, "what a set function is: invariance, equivariance, and an MLP that is none",
+    Item(16, "what a set function is: invariance, equivariance, and an MLP that is none",
          shows={"01_sets": ["Invariance and equivariance", "An MLP on concatenated particles is no set function"]}),
     Item(8, "in class, in pairs", exercises=("sets-ex-which",)),
-    Item(12, "the maximum of two numbers as a sum; the Deep Sets theorems, stated; the architecture",
+    Item(13, "the maximum of two numbers as a sum; the Deep Sets theorems, stated; the architecture",
          shows={"02_sum_decomposition": ["A first example: the maximum of two numbers", "The Deep Sets theorem",
                                          "The Deep Set architecture"]}),
     Item(15, "logsumexp as a sum in another space, sliding from max to the sum; diminishing returns",
          shows={"04_logsumexp": ["A sum in an isomorphic space", "Slide over the input range", "Diminishing returns"]}),
     Item(8, "in class, in pairs", exercises=("ex-lse-bounds",)),
-    Item(30, "mixture weights: the task, and models with logsumexp in their layers that stay at the start "
+    Item(25, "mixture weights: the task, and models with logsumexp in their layers that stay at the start "
              "(live, then the sweep's count of collapsed runs) while log-mean-exp learns",
          shows={"09_mixture": ["The populations", "A network that outputs a distribution",
                                "A primer on learnable aggregations",
