@@ -25,12 +25,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "results" / "benchmarks" / "project-times.json"
 COMMAND = "python scripts/project_times.py"
 sys.path.insert(0, str(ROOT / "book" / "teaching"))
 sys.path.insert(0, str(ROOT / "scripts"))
 import chapter_times  # noqa: E402
 import course_plan  # noqa: E402
+
+OUT = course_plan.PROJECT_TIMES
 
 
 def time_project(project: course_plan.Project, timeout: int) -> dict:
@@ -53,11 +54,6 @@ def time_project(project: course_plan.Project, timeout: int) -> dict:
     return entry
 
 
-def read(path: Path = OUT) -> dict | None:
-    """The project-times file, or None where there is none."""
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command line: time the projects; exit status 0, or 1 where a project's sweep failed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -66,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help=f"the JSON file (default: {OUT.relative_to(ROOT)})")
     parser.add_argument("--timeout", type=int, default=7200, help="seconds one project may run (default: 7200)")
     args = parser.parse_args(argv)
-    held = read(args.out) if args.out.exists() else {"projects": {}}
+    held = course_plan.project_times(args.out) or {"projects": {}}
     if not isinstance(held, dict) or not isinstance(held.get("projects"), dict):
         parser.error(f"--out {args.out} is not a project-times file; pass another --out or delete it yourself")
     failed = False

@@ -28,13 +28,14 @@ import importlib.util
 import json
 import math
 import re
-import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Union
 
 import nbformat
+
+from setfuncs.experiments.views import Lines
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
@@ -377,14 +378,16 @@ _LEVEL = re.compile(r"—\s*(basic|intermediate|advanced)\s*$")
 
 
 def exercises() -> dict[str, dict]:
-    """Every exercise of the chapters by label: ``{"chapter", "title", "level"}`` (the level the
-    title ends in, or None)."""
+    """Every exercise of the chapters by label: ``{"chapter", "title", "level", "name"}`` (the level the
+    title ends in, or None; the name is the title without it, as the course page names an exercise)."""
     found = {}
     for chapter in chapters():
         for match in _EXERCISE.finditer(_markdown(chapter)):
-            level = _LEVEL.search(match.group("title"))
-            found[match.group("label")] = {"chapter": chapter, "title": match.group("title").strip(),
-                                           "level": level.group(1) if level else None}
+            title = match.group("title").strip()
+            level = _LEVEL.search(title)
+            found[match.group("label")] = {"chapter": chapter, "title": title,
+                                           "level": level.group(1) if level else None,
+                                           "name": title[:level.start()].strip() if level else title}
     return found
 
 
@@ -513,13 +516,13 @@ def session_rows(times: dict | None = None) -> list[dict]:
 def lecture_rows(times: dict | None = None) -> list[dict]:
     """The lecture's agenda: minutes, what happens, the sections shown (their words and the minutes
     they take to read at :data:`WORDS_PER_MINUTE`) and the exercises done in class."""
-    titles = {label: re.sub(r"\s*—\s*\w+\s*$", "", entry["title"]) for label, entry in exercises().items()}
+    names = {label: entry["name"] for label, entry in exercises().items()}
     rows = []
     for item in LECTURE.agenda:
         words = agenda_words(item, times)
         rows.append({"minutes": item.minutes, "what": item.what,
                      "shows": _reading_text(item.shows) if item.shows else "",
-                     "exercises": ", ".join(titles[label] for label in item.exercises),
+                     "exercises": ", ".join(names[label] for label in item.exercises),
                      "words": words if item.shows else None, "reading": minutes(words) if item.shows else None})
     return rows
 
@@ -555,8 +558,8 @@ def times_line(times: dict | None) -> str:
 
 def agenda_text(session: Session) -> str:
     """A session's agenda on one line: each item's minutes and what happens (an exercise by its title)."""
-    titles = {label: re.sub(r"\s*—\s*\w+\s*$", "", entry["title"]) for label, entry in exercises().items()}
-    return " · ".join(f"{item.minutes}: " + (f"exercise {', '.join(titles[label] for label in item.exercises)} "
+    names = {label: entry["name"] for label, entry in exercises().items()}
+    return " · ".join(f"{item.minutes}: " + (f"exercise {', '.join(names[label] for label in item.exercises)} "
                                              f"({item.what})" if item.exercises else item.what)
                       for item in session.agenda)
 
@@ -580,15 +583,20 @@ def budget_line(times: dict | None) -> str:
                    + f" and {SESSION_MINUTES} in class.")
 
 
-def wrapped(text: str, width: int = 100) -> str:
-    """``text`` broken into lines of at most ``width`` characters, for the page's printouts."""
-    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False))
+def wrapped(text: str) -> str:
+    """``text`` broken into lines that fit the book's column, as the experiment chapters print
+    (:class:`setfuncs.experiments.views.Lines`)."""
+    return str(Lines((text,)))
+
+
+#: The projects' measured wall times, which ``scripts/project_times.py`` writes.
+PROJECT_TIMES = ROOT / "results" / "benchmarks" / "project-times.json"
 
 
 def project_times(path: Path | None = None) -> dict | None:
     """The measured wall times of the projects (``results/benchmarks/project-times.json``, which
     ``scripts/project_times.py`` writes), or None where there is none."""
-    path = ROOT / "results" / "benchmarks" / "project-times.json" if path is None else path
+    path = PROJECT_TIMES if path is None else path
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
