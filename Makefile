@@ -26,8 +26,6 @@ KERNEL_START_RERUN := --reruns 2 --only-rerun "Kernel died before replying to ke
 # chapters that nbmake executes (not under _build: nbmake skips any path with a _build part).
 STATIC := _build/static
 EXECUTED := .nbmake
-# The widget manager loads its (Font Awesome) fonts from the folder of its RequireJS module id.
-WIDGET_FONTS := $(STATIC)/ipywidgets/@jupyter-widgets/html-manager/dist
 
 # JupyterLab listens here; `make lab LAB_IP=0.0.0.0` serves other machines too. More options of
 # `jupyter lab` go in LAB_FLAGS, e.g. `make lab LAB_FLAGS="--no-browser --port 8899"` (or
@@ -35,7 +33,7 @@ WIDGET_FONTS := $(STATIC)/ipywidgets/@jupyter-widgets/html-manager/dist
 LAB_IP ?= 127.0.0.1
 LAB_FLAGS ?=
 
-.PHONY: setup lab test book unit notebooks browser bench clean pdf pdf-checked wheel
+.PHONY: setup lab test book unit notebooks browser bench clean pdf pdf-checked wheel figures
 
 setup: .venv/.stamp $(STATIC)/.stamp
 
@@ -75,20 +73,23 @@ node_modules/.stamp: package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
-# Only the files the pages load: RequireJS, its setup and the widget manager with its fonts
-# (on pages with widgets),
-# MathJax with its fonts and TeX extensions (on pages with maths). Sphinx copies them to _static,
-# but only when it writes pages, so a change here drops the HTML (not the execution cache).
-$(STATIC)/.stamp: node_modules/.stamp js/widgets-setup.js
+# Only the files the pages load: the explorables' ES modules and their loader (every page loads the
+# loader, setfuncs/explorables/js/loader.js; it imports a module only where a page has an explorable),
+# the search results' snippets without TeX (js/search-snippets.js),
+# MathJax with its fonts, TeX extensions and accessibility assets (its menu's speech and explorer
+# load a11y/ and sre/ on demand) on pages with maths. Sphinx copies them to _static, but only when it
+# writes pages, so a change here drops the HTML (not the execution cache). No widget runtime: the
+# book's HTML shows the explorables' own elements, not ipywidgets views.
+EXPLORABLES_JS := $(wildcard setfuncs/explorables/js/*.js)
+$(STATIC)/.stamp: node_modules/.stamp $(EXPLORABLES_JS) js/search-snippets.js
 	rm -rf $(STATIC) _build/html
-	mkdir -p $(STATIC)/ipywidgets $(STATIC)/mathjax/output/chtml/fonts $(STATIC)/mathjax/input/tex
-	cp node_modules/requirejs/require.js js/widgets-setup.js \
-	   node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js $(STATIC)/ipywidgets/
-	mkdir -p $(WIDGET_FONTS)
-	cp node_modules/@jupyter-widgets/html-manager/dist/*.{woff2,woff,ttf,eot,svg} $(WIDGET_FONTS)/
+	mkdir -p $(STATIC)/explorables $(STATIC)/mathjax/output/chtml/fonts $(STATIC)/mathjax/input/tex
+	cp $(EXPLORABLES_JS) $(STATIC)/explorables/
+	cp js/search-snippets.js $(STATIC)/
 	cp node_modules/mathjax/es5/tex-mml-chtml.js $(STATIC)/mathjax/
 	cp -r node_modules/mathjax/es5/output/chtml/fonts/woff-v2 $(STATIC)/mathjax/output/chtml/fonts/
 	cp -r node_modules/mathjax/es5/input/tex/extensions $(STATIC)/mathjax/input/tex/
+	cp -r node_modules/mathjax/es5/a11y node_modules/mathjax/es5/sre node_modules/mathjax/es5/ui $(STATIC)/mathjax/
 	touch $@
 
 # The wheel of setfuncs that every chapter's first cell installs from the published site
@@ -128,8 +129,9 @@ $(TEX) &:
 # one core (each log is printed whole when its step ends).
 test: setup $(WHEEL) /usr/bin/chromium $(TEX) unit notebooks
 	EXECUTED_OUTPUTS_REQUIRED=1 $(PY) -m pytest -q tests/test_executed_outputs.py tests/test_chapter_outputs.py
-	$(PY) scripts/seed_book_cache.py _build/.jupyter_cache book $(EXECUTED)/*.ipynb
+	$(SEED_CACHE)
 	$(JB) build . --all -W -n --keep-going
+	$(FIGURES)
 	$(MAKE) -j 2 --output-sync=target browser pdf-checked
 
 # The browser and PDF tests run in `make test` once their book is built, not on an older build;
@@ -139,11 +141,15 @@ unit: setup
 	$(PY) -m pytest -n 2 tests --ignore=tests/test_browser.py --ignore=tests/test_pdf.py \
 	  --ignore=tests/test_executed_outputs.py --ignore=tests/test_chapter_outputs.py --durations=15
 
+# The chapters run as the book shows them: without progress bars (SETFUNCS_PROGRESS=off; a reader's
+# kernel shows them) and with every figure as SVG and as a PNG at 200 dpi (the IPython profile in
+# ipython/: the HTML book shows the SVG, the PDF prints the PNG, `make figures` writes both).
+BOOK_KERNEL_ENV := SETFUNCS_PROGRESS=off IPYTHONDIR=$(CURDIR)/ipython
 notebooks: setup
 	rm -rf $(EXECUTED)
 	mkdir -p $(EXECUTED)
 	cp $(NOTEBOOKS) $(EXECUTED)/
-	$(PY) -m pytest -n 2 --nbmake --overwrite $(addprefix $(EXECUTED)/,$(notdir $(LONGEST_FIRST))) $(KERNEL_START_RERUN)
+	$(BOOK_KERNEL_ENV) $(PY) -m pytest -n 2 --nbmake --overwrite $(addprefix $(EXECUTED)/,$(notdir $(LONGEST_FIRST))) $(KERNEL_START_RERUN)
 
 # Two workers, each with its own chromium: a test spends much of its time waiting (for a page to
 # settle, for the kernel), and in `make test` the PDF beside them needs one core for about two minutes
@@ -153,8 +159,18 @@ browser: setup /usr/bin/chromium
 
 # --all re-reads every page (executed outputs still come from the cache): sphinx-proof keeps
 # labels of a page's previous version in a reused environment and then reports them as duplicates.
-book: setup $(WHEEL)
+# The book is built from the chapters nbmake has just run (`make notebooks`), seeded into its
+# jupyter-cache without their widget state: the pages carry no widget runtime and no widget JSON.
+SEED_CACHE = $(PY) scripts/seed_book_cache.py _build/.jupyter_cache book $(EXECUTED)/*.ipynb
+book: setup $(WHEEL) notebooks
+	$(SEED_CACHE)
 	$(JB) build . --all -W -n --keep-going
+
+# Every numbered figure of the built book as _build/figures/fig-<chapter>-<n>.svg and .png (2x),
+# named by its number (Fig. 4.1 -> fig-4-1), for slides and handouts (scripts/figures.py).
+FIGURES = $(PY) scripts/figures.py --html _build/html --executed $(EXECUTED) --out _build/figures
+figures: book
+	$(FIGURES)
 
 # The whole book as one PDF, _build/latex/deep-sets-book.pdf (README, "Build and test"), without
 # the API reference (`make api-pdf`). It reads the executed chapters from _build/.jupyter_cache, as
@@ -167,6 +183,8 @@ pdf: setup $(TEX)
 	$(PY) scripts/pdf_book.py _build/pdf_config.yml _build/pdf_toc.yml
 	$(LATEX_ENV) $(JB) build . --builder pdflatex --config _build/pdf_config.yml --toc _build/pdf_toc.yml \
 	  --all -W -n --keep-going
+	# the HTML book's "PDF book" entry (scripts/book_pages.py) links this copy
+	if [ -d _build/html/_static ]; then cp _build/latex/deep-sets-book.pdf _build/html/_static/; fi
 
 # The API reference of setfuncs as a PDF of its own, _build/api/_build/latex/setfuncs-api.pdf.
 api-pdf: setup $(TEX)
@@ -197,3 +215,5 @@ student: setup $(WHEEL)
 
 student-pdf: setup $(TEX)
 	$(LATEX_ENV) $(PY) scripts/student_edition.py --out _build/student-pdf --pdf
+	if [ -d _build/student/_build/html/_static ]; then \
+	  cp _build/student-pdf/_build/latex/deep-sets-book-student.pdf _build/student/_build/html/_static/; fi

@@ -1,7 +1,8 @@
 """Digests of what every executed chapter shows, to prove that a change of code left the chapters' output alone.
 
 Reads the chapters as ``make notebooks`` executed them (``.nbmake/``) and writes, per chapter and code
-cell, a SHA-256 of the cell's text outputs (streams, ``text/html``, ``text/markdown``, errors, and
+cell, a SHA-256 of the cell's text outputs (streams, ``text/html`` (an explorable's as its name and alt
+text), ``text/markdown``, errors, and
 ``text/plain`` where there is no HTML: an object shown as a table is compared by its table) with what changes from run to run masked: measured seconds, dates, memory addresses, rounding-level
 numbers (1e-10 and below)
 (:data:`VOLATILE`), the numbers of a line that measures a speed and the spaces that align them ("populations/s", "per second"), the
@@ -57,6 +58,9 @@ VARIES_WITH_HARDWARE: dict[str, frozenset[str]] = {
     "11_attention.ipynb": frozenset({"attention-live-table", "5fb4d6b8"}),
 }
 TEXT = ("text/plain", "text/html", "text/markdown", "text/latex")
+#: An explorable's static element: its module's name and its still frame's alt text.
+EXPLORABLE = re.compile(r'<figure class="explorable" data-explorable="(?P<name>[^"]+)".*\balt="(?P<alt>[^"]*)"></figure>$',
+                        re.DOTALL)
 #: A line that measures a speed: its numbers are masked.
 SPEED = re.compile(r"/s\b|per second")
 #: A table header of a column of measured times.
@@ -86,6 +90,13 @@ def _mask_table(match: re.Match) -> str:
     return ROW.sub(row, table)
 
 
+def _explorable(html: str) -> str:
+    """An explorable's element (``setfuncs.explorables``) as its name and alt text: its still frame is
+    an image, and its state holds what a live model trained (weights that vary with the CPU)."""
+    found = EXPLORABLE.match(html)
+    return f"<explorable {found.group('name')}: {found.group('alt')}>" if found else html
+
+
 def cell_text(cell: dict) -> str:
     """The text a code cell shows, outputs in order, volatile parts masked."""
     parts = []
@@ -102,7 +113,7 @@ def cell_text(cell: dict) -> str:
             # a rich output is compared by what the book shows: its HTML, not the text/plain beside it (an
             # object's repr, with unmasked measured seconds)
             shown = [mime for mime in TEXT if mime in data and not (mime == "text/plain" and "text/html" in data)]
-            parts += [f"{mime}:{''.join(data[mime])}" for mime in shown]
+            parts += [f"{mime}:{_explorable(''.join(data[mime]))}" for mime in shown]
         elif kind == "error":
             parts.append(f"error:{output['ename']}")
     text = "\n".join(parts)

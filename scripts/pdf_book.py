@@ -10,10 +10,10 @@ a relative ``local_extensions`` path would not resolve) never import it.
 For the LaTeX builder only, before myst-nb picks one MIME type of each output, the extension
 prints two kinds of output that would otherwise print as their ``text/plain`` stand-ins:
 
-- a widget that carries a still frame (``setfuncs.widgets.SliderBox``: the widget view, an
-  ``image/png`` and its caption as ``text/plain``) prints as the image with the caption under it;
-  any other widget (a progress bar) prints nothing, where its ``text/plain`` would show the
-  state it was displayed in (``0/300``);
+- a widget that carries a still frame (an explorable, ``setfuncs.explorables``: the widget view,
+  its still frame as ``image/png`` and a note as ``text/plain``) prints as the image with the note
+  under it; any other widget (a progress bar, in a chapter run without ``SETFUNCS_PROGRESS=off``)
+  prints nothing, where its ``text/plain`` would show the state it was displayed in (``0/300``);
 - an HTML table (``display(HTML(setfuncs.tables.html_table(...)))``, whose ``text/plain`` is
   ``<IPython.core.display.HTML object>``) prints as a table, its ``<caption>`` as the title.
 
@@ -299,6 +299,8 @@ def pdf_config(config: dict[str, Any] | None = None, target: str | None = None) 
     if config is None:
         config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     extensions = config.setdefault("sphinx", {}).setdefault("local_extensions", {})
+    # the book's own (relative to _config.yml, which this configuration is not beside) and this one
+    extensions.update({name: str(ROOT / path) for name, path in extensions.items()})
     extensions[Path(__file__).stem] = str(Path(__file__).resolve().parent)
     # A Markdown link to a page left out ("[API reference](api.md)") prints as its text: myst
     # only warns about it unless nitpick_ignore_regex names it.

@@ -5,9 +5,10 @@
 and does not run it again, so each notebook runs once per ``make test``.
 
 A chapter is cached as its *source* notebook with the executed copy's outputs, execution counts
-and notebook metadata (``language_info`` and the ``widgets`` state the HTML sliders need), so it
-hashes exactly like the source the book build reads (nbmake adds timing metadata to cells, which
-would change the hash).
+and its ``language_info`` metadata, so it hashes exactly like the source the book build reads (nbmake
+adds timing metadata to cells, which would change the hash). The executed copy's widget state is
+left out: the HTML book shows no widget view (its explorables draw themselves from their own
+``text/html``), and myst-nb would otherwise put the state's JSON, and a widget runtime, on the page.
 
 Usage: ``python scripts/seed_book_cache.py CACHE_DIR SOURCE_DIR EXECUTED.ipynb...``
 """
@@ -22,7 +23,7 @@ from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
 
 #: Notebook metadata that execution writes and the rendered book uses.
-EXECUTION_METADATA = ("language_info", "widgets")
+EXECUTION_METADATA = ("language_info",)
 
 
 def with_outputs(source: nbformat.NotebookNode,

@@ -333,8 +333,12 @@ def student_config(config: dict, cache: Path, execute: bool) -> dict:
     html.pop("baseurl", None)
     html["extra_footer"] = " ".join(filter(None, [FOOTER_NOTE, html.get("extra_footer")]))
     sphinx = config.setdefault("sphinx", {}).setdefault("config", {})
-    if "html_static_path" in sphinx:  # relative to the repository, which the copy is not in
-        sphinx["html_static_path"] = [str(ROOT / path) for path in sphinx["html_static_path"]]
+    for key in ("html_static_path", "templates_path"):  # relative to the repository, which the copy is not in
+        if key in sphinx:
+            sphinx[key] = [str(ROOT / path) for path in sphinx[key]]
+    sphinx["book_pdf"] = f"{PDF_NAME}.pdf"  # the download menu's "PDF book" (scripts/book_pages.py)
+    extensions = config["sphinx"].get("local_extensions") or {}
+    config["sphinx"]["local_extensions"] = {name: str(ROOT / path) for name, path in extensions.items()}
     return config
 
 

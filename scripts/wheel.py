@@ -114,11 +114,13 @@ def _toml(value: Any) -> str:
 
 def staged_pyproject(pyproject: Path = PYPROJECT) -> str:
     """The stage's ``pyproject.toml``: ``pyproject``'s build system and ``[project]`` (its dependencies
-    and extras as they are, without :data:`LEFT_OUT_KEYS`), the package, and the results as its data."""
+    and extras as they are, without :data:`LEFT_OUT_KEYS`), the package, and as its data the results and
+    ``pyproject``'s own package data (the explorables' ES modules)."""
     whole = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     table = {key: value for key, value in project(pyproject).items() if key not in LEFT_OUT_KEYS}
     data = [f"{PACKAGED_RESULTS}/{folder + '/' if folder else ''}*{suffix}"
             for folder in RESULTS_FOLDERS for suffix in RESULTS_SUFFIXES]
+    data += whole.get("tool", {}).get("setuptools", {}).get("package-data", {}).get("setfuncs", [])
     lines = ["# Written by scripts/wheel.py from the repository's pyproject.toml: the wheel the book's site serves.",
              "[build-system]"]
     lines += [f"{key} = {_toml(value)}" for key, value in whole.get("build-system", {}).items()]

@@ -5,8 +5,8 @@
 >>> agg = sf.aggregation("r-lse", features=16)
 >>> model = sf.DeepSet(in_features=2, out_features=3, spec="r-lse/r-lse")
 
-Importing the package needs only torch, numpy and tqdm: :mod:`setfuncs.widgets` (ipywidgets,
-matplotlib) is imported on first use of ``sf.widgets``, so sweeps run on headless nodes.
+Importing the package needs only torch, numpy and tqdm: :mod:`setfuncs.explorables` (anywidget,
+matplotlib) is imported on first use of ``sf.explorables``, so sweeps run on headless nodes.
 """
 
 from importlib import import_module
@@ -34,11 +34,11 @@ __all__ = [
     "SoftmaxWeightedSum", "SumIsomorphic", "mean_as_sum", "lse_as_sum", "lme_as_sum", "power_mean_as_sum",
     "QueryAggregation", "RecurrentAggregation", "ReadProcessWrite", "Equivariant",
     "DeepSetsEquivariant", "DeepSet", "parse_spec", "aggregation", "spec_names",
-    "check_population", "pad_populations", "TABLE2_SPECS", "widgets",
+    "check_population", "pad_populations", "TABLE2_SPECS", "explorables",
 ]
 
 #: Submodules imported on first use (they need the notebook stack).
-_LAZY_MODULES = ("widgets",)
+_LAZY_MODULES = ("explorables",)
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -178,6 +178,12 @@ class DeepSet(nn.Module):
                  activation: str = "tanh", dropout: float = 0.0, steps: int = 3,
                  layer: str = "equivariant", learnable_options: dict | None = None) -> None:
         super().__init__()
+        #: The constructor's arguments, so that ``DeepSet(**model.arguments)`` builds the same
+        #: architecture (:func:`setfuncs.explorables.weights.load_model` fills it with exported weights).
+        self.arguments = dict(in_features=in_features, out_features=out_features, spec=spec, hidden=hidden,
+                              embed_layers=embed_layers, equivariant_layers=equivariant_layers,
+                              process_layers=process_layers, activation=activation, dropout=dropout,
+                              steps=steps, layer=layer, learnable_options=dict(learnable_options or {}))
         check_sizes(in_features=in_features, out_features=out_features, hidden=hidden)
         if embed_layers < 0 or process_layers < 1 or equivariant_layers < 0:
             raise ValueError(f"need embed_layers >= 0, process_layers >= 1 and equivariant_layers >= 0, got "

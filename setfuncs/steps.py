@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 from torch import Tensor, nn
-from tqdm.auto import tqdm
+from .bars import bar as progress_bar
 
 from .population import SyncRequired, sync_free
 
@@ -323,7 +323,7 @@ class StepLoop:
         captured, graphed, read_from = None, 0, 0
         warmup = min(WARMUP_STEPS, self.steps) if self.graph else self.steps
         side = torch.cuda.Stream(self.device) if self.graph else None
-        bar = tqdm(total=self.steps, desc=desc, disable=not progress, mininterval=0.5)
+        bar = progress_bar(total=self.steps, desc=desc, enabled=progress, mininterval=0.5)
         stopped = False
         drawn: dict[int, tuple] = {}   # the batches since the step before the last read, by step
         for t in range(self.steps):

@@ -15,7 +15,7 @@ import torch
 from setfuncs.experiments import attention as at
 from setfuncs.experiments.attention.by_size import metrics_by_size
 from setfuncs.experiments.attention.describe import data_label, sweep_provenance
-from setfuncs.experiments.attention.draw import draw_iou_by_size, plot_glimpses, plot_populations, show_canvas
+from setfuncs.experiments.attention.draw import draw_iou_by_size, plot_glimpses, show_canvas
 from setfuncs.experiments.attention.weights import localiser_kind, weight_table
 from setfuncs.experiments.results import provenance_rows, results_file
 from setfuncs.model import parameter_count
@@ -76,10 +76,6 @@ def test_figures_draw_what_they_are_given() -> None:
     fig, ax = plt.subplots()
     show_canvas(ax, canvases.images[0], np.array([[1.0, 2.0, 11.0, 12.0], [0.0, 0.0, 5.0, 5.0]]))
     assert len(ax.patches) == 2 and ax.patches[0].get_width() == 10.0
-
-    particles = at.sample_particles(torch.as_tensor(canvases.images), 30, torch.Generator().manual_seed(0)).numpy()
-    fig = plot_populations(canvases.images, particles, canvases.counts, "t")
-    assert len(fig.axes) == 6 and len(fig.axes[3].collections[0].get_offsets()) == 30
 
     where = torch.tensor([[0.5, 0.0, 0.0]])
     fig = plot_glimpses(torch.as_tensor(canvases.images[:1]), [("a", where), ("b", where)], 8, "t")

@@ -14,7 +14,7 @@ import torch
 
 from setfuncs.experiments import circle
 from setfuncs.experiments.circle.baseline import constant_mse
-from setfuncs.experiments.circle.draw import draw_population, draw_welzl_step, plot_predictions
+from setfuncs.experiments.circle.draw import draw_population, plot_predictions
 from setfuncs.experiments.circle.figures import plot_by_population_size, plot_median_grids
 from setfuncs.experiments.circle.medians import best_configuration, lowest_counts, median_grids, median_mse
 from setfuncs.experiments.circle.reference import compare_with_miniball
@@ -101,12 +101,6 @@ def test_draw_population_rings_the_particles_on_the_circle() -> None:
 
 
 def test_figures_draw_what_they_are_given() -> None:
-    population = np.random.default_rng(2).normal(size=(8, 2))
-    trace = circle.welzl_trace(population)
-    answer = circle.min_enclosing_circle(population)
-    figures = [draw_welzl_step(trace, population, k, answer) for k in (0, len(trace) - 1)]
-    assert figures[-1].axes[0].get_title().startswith(f"step {len(trace)}/{len(trace)}")
-
     x, y, _ = circle.test_set(8, 20, seed=0)
     prediction = y.numpy() + 0.1
     fig = plot_predictions(x.numpy(), y.numpy(), {"a": prediction}, {"a": "tab:red"}, {"a": "max/max"})

@@ -183,10 +183,6 @@ def test_the_cost_table_takes_medians_of_the_runs(results: dict) -> None:
 
 
 def test_the_lesson_describes_the_task_and_the_models() -> None:
-    population = lesson._welzl_population(12, 11)
-    trace = circle.welzl_trace(population, seed=0)
-    assert str(lesson.welzl_lines()).startswith(f"{len(trace)} containment tests for 12 particles; "
-                                                f"{sum(not s.inside for s in trace)} particles")
     facts = lesson.task_facts(200)
     x, y, _ = circle.test_set(200, 20, 0)
     assert f"{float(((x.mean(1) - y[:, :2]) ** 2).sum(1).mean()):.3f} on average" in facts.lines[2]

@@ -1,6 +1,6 @@
 """The PDF book that ``make pdf`` builds: every chapter and page of ``_toc.yml`` but the API
-reference (a PDF of its own, ``make api-pdf``) is in it, sliders print as still frames with their
-captions, result tables as tables whose signed numbers never break, exercises are numbered as in
+reference (a PDF of its own, ``make api-pdf``) is in it, explorables print as still frames with their
+note, result tables as tables whose signed numbers never break, exercises are numbered as in
 the HTML book ("Exercise 4.1"), and the README states its page count.
 
 The tests read ``_build/latex/deep-sets-book.pdf`` (``BOOK_PDF=<file>`` points them at another)
@@ -21,8 +21,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 PDF = Path(os.environ.get("BOOK_PDF", ROOT / "_build" / "latex" / "deep-sets-book.pdf"))
 REQUIRED = os.environ.get("BOOK_PDF_TEST_REQUIRED") == "1"
-#: The text a slider or an HTML table would print as without scripts/pdf_book.py.
-STAND_INS = ("VBox(children=", "<IPython.core.display.HTML object>")
+#: The text a widget or an HTML table would print as without scripts/pdf_book.py.
+STAND_INS = ("VBox(children=", "HBox(children=", "<IPython.core.display.HTML object>")
 #: Pages of ``_toc.yml`` the PDF leaves out (``scripts/pdf_book.py``'s LEFT_OUT).
 LEFT_OUT = ("book/api",)
 
@@ -51,13 +51,15 @@ def title_of(path: Path) -> str:
     return heading.group(1).replace("`", "").strip()
 
 
-def slider_calls(path: Path) -> int:
-    """How many sliders a notebook's code cells draw: calls of ``slider_figure``/``slider_grid``,
-    or of a report's ``<name>_slider`` (``report.welzl_slider()``), which returns one."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    code = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
-    return len(re.findall(r"^[^#\n]*\b(?:slider_(?:figure|grid)|\w+_slider)\(", code,
-                          flags=re.MULTILINE))
+def explorables_shown(path: Path) -> int:
+    """How many explorables the chapter shows, as ``make notebooks`` executed it (``.nbmake/``): the
+    outputs whose HTML is an explorable's element (``setfuncs.explorables``)."""
+    executed = ROOT / ".nbmake" / path.name
+    if not executed.is_file():
+        pytest.fail(f"{executed} is missing: the PDF test reads the chapters `make notebooks` executed")
+    cells = json.loads(executed.read_text(encoding="utf-8"))["cells"]
+    return sum("".join(output.get("data", {}).get("text/html", "")).startswith('<figure class="explorable"')
+               for cell in cells for output in cell.get("outputs", []))
 
 
 @pytest.fixture(scope="module")
@@ -96,11 +98,12 @@ def test_every_chapter_and_page_is_in_the_pdf(pdf: pypdf.PdfReader, text: str) -
     assert not missing, f"chapters missing from the PDF's table of contents: {missing}"
 
 
-def test_sliders_print_as_still_frames_with_captions(text: str) -> None:
-    sliders = sum(slider_calls(path) for path in toc_sources() if path.suffix == ".ipynb")
-    assert sliders > 0
-    assert text.count("Stillframeat") == sliders
-    assert text.count("intheonlinebookshow") == sliders
+def test_explorables_print_as_still_frames_with_their_note(text: str) -> None:
+    from setfuncs.explorables.base import STILL_NOTE
+
+    shown = sum(explorables_shown(path) for path in toc_sources() if path.suffix == ".ipynb")
+    assert shown >= 11, "an explorable in every chapter"
+    assert text.count(squeezed(STILL_NOTE)) == shown
 
 
 def test_no_output_prints_as_its_python_stand_in(text: str) -> None:

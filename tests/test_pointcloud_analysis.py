@@ -21,7 +21,7 @@ from setfuncs.experiments.pointcloud.confusion import confusion_at_size, confusi
 from setfuncs.experiments.pointcloud.costs import cost_table, throughput_spread
 from setfuncs.experiments.pointcloud.figures import (column_style, draw_accuracy_by_size, plot_against_paper,
                                                      plot_clouds, plot_confusions, plot_learning_curves,
-                                                     plot_preprocessing, plot_subset)
+                                                     plot_preprocessing)
 
 
 def test_confusion_matrix_counts_label_pairs() -> None:
@@ -138,8 +138,6 @@ def test_figures_draw_what_they_are_given() -> None:
     clouds, labels, names = pc.synthetic_shapes(1, "train", points=100, seed=0)
     fig = plot_clouds(clouds, labels, names)
     assert len(fig.axes) == 12 and fig.axes[0].get_title() == names[labels[0]]
-    fig = plot_subset(clouds[0], clouds[0][:10], "t")
-    assert fig.axes[1].get_title() == "from above (grey: all 100 points)"
     fig = plot_preprocessing([("a", [clouds[0]]), ("b", [clouds[1], clouds[2]])], "t")
     assert fig.axes[1].collections and len(fig.axes) == 4
 

@@ -699,5 +699,5 @@ print("headless ok")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 0 and "headless ok" in done.stdout, done.stderr
     blocked = subprocess.run([sys.executable, "-c", 'import sys; sys.modules["matplotlib"] = None\n'
-                              "import setfuncs as sf\nsf.widgets"], capture_output=True, text=True, timeout=120)
+                              "import setfuncs as sf\nsf.explorables"], capture_output=True, text=True, timeout=120)
     assert blocked.returncode != 0 and "matplotlib" in blocked.stderr       # imported where it is used

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["show_canvas", "plot_populations", "plot_glimpses", "draw_iou_by_size"]
+__all__ = ["show_canvas", "plot_glimpses", "draw_iou_by_size"]
 
 
 def show_canvas(ax: Axes, image: np.ndarray, boxes: np.ndarray | None = None, color: str = "tab:green") -> None:
@@ -30,29 +30,6 @@ def show_canvas(ax: Axes, image: np.ndarray, boxes: np.ndarray | None = None, co
     for x0, y0, x1, y1 in ([] if boxes is None else boxes):
         ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=1.2, color=color))
     ax.set(xlim=(0, h), ylim=(h, 0), xticks=[], yticks=[])
-
-
-def plot_populations(images: np.ndarray, particles: np.ndarray, counts: Sequence[int], title: str) -> Figure:
-    """One column per canvas of ``images`` ``[C, H, H]`` (holding ``counts`` digits): the canvas with its
-    population ``particles`` ``[C, n, 2]`` on top (in pixels), the population alone below (in the
-    normalised frame ``[-1, 1]^2``, y pointing down as in the image); smaller dots above 200 particles."""
-    import matplotlib.pyplot as plt
-
-    n = particles.shape[1]
-    dot = 4 if n > 200 else 10
-    fig, axes = plt.subplots(2, len(images), figsize=(7.2, 4.9), layout="constrained")
-    h = images.shape[-1]
-    for column, (image, population, count) in enumerate(zip(images, particles, counts)):
-        top, bottom = axes[0, column], axes[1, column]
-        show_canvas(top, image)
-        top.scatter(*((population + 1) * h / 2).T, s=dot, color="tab:orange", linewidths=0)
-        top.set_title(f"{count} digit{'' if count == 1 else 's'}", fontsize=9)
-        bottom.scatter(*population.T, s=dot, color="tab:orange", linewidths=0)
-        bottom.set(xlim=(-1, 1), ylim=(1, -1), aspect="equal", xticks=[-1, 0, 1], yticks=[-1, 0, 1])
-        bottom.tick_params(labelsize=9)
-    axes[1, 0].set_ylabel("the population alone\n(normalised frame)", fontsize=9)
-    fig.suptitle(title, fontsize=10)
-    return fig
 
 
 def plot_glimpses(canvas: Tensor, wheres: Sequence[tuple[str, Tensor]], size: int, title: str) -> Figure:

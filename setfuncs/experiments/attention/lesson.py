@@ -1,8 +1,8 @@
-r"""Chapter 11's task and live training as short calls: the canvases and their populations, a glimpse
-read and written back, the weights of the localisers, AIR's constants, and one set-based AIR trained
-live with its test table and its box samples (Figure 5a).
+r"""Chapter 11's task and live training as short calls: the canvases, their populations sampled in the
+reader's browser (an explorable), a glimpse read and written back, the weights of the localisers, AIR's
+constants, and one set-based AIR trained live with its test table and its box samples (Figure 5a).
 
-matplotlib (and the slider, which needs it) is imported inside the functions that draw.
+matplotlib is imported inside the functions that draw.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import html
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -20,18 +20,17 @@ from setfuncs.budget import pick
 
 from ..sweeps import TEST_SEED
 from .air import AIR, PRESENCE_PRIOR, where_prior
-from .budget import MEDIUM, POPULATION_SIZES, QUICK, Budget
+from .budget import MEDIUM, QUICK, Budget
 from .canvas import MAX_DIGITS, MNIST_ATTRIBUTION, SURROGATE, Canvases, Geometry, boxes_to_where, make_canvases
-from .draw import plot_glimpses, plot_populations, show_canvas
+from .draw import plot_glimpses, show_canvas
 from .evaluate import EVAL_DRAWS, evaluate_model
 from .localisers import FOURIER_FEATURES, FOURIER_SCALE, scale_range
-from .particles import sample_particles
 from .sweep import Data, load_pools, train_model
 from .train import make_air
 from ..views import Lines, Table, table
 from .weights import weight_table
 
-__all__ = ["canvas_label", "canvas_facts", "live_data", "example_canvases", "plot_canvases", "population_slider",
+__all__ = ["canvas_label", "canvas_facts", "live_data", "example_canvases", "plot_canvases", "population_explorable",
            "plot_glimpse_demo", "elbo_ceiling", "model_constants", "weight_summary", "weight_details",
            "live_budget", "LiveRun", "train_live", "plot_live_training", "live_table", "plot_live_boxes"]
 
@@ -86,19 +85,15 @@ def _one_of_each(examples: Canvases) -> list[int]:
     return [int(f[0]) for f in found]
 
 
-def population_slider(examples: Canvases, sizes: Sequence[int] = POPULATION_SIZES) -> Any:
-    """A slider over ``sizes``: one canvas of each count from ``examples`` with a population of that many
-    particles sampled in proportion to intensity (:func:`~setfuncs.experiments.attention.particles.sample_particles`,
-    generator seeded by the size) over it and alone below it."""
-    from setfuncs.widgets import slider_figure
+def population_explorable(examples: Canvases, n: int = 20) -> Any:
+    """The canvases of ``examples`` read as densities in the reader's hands
+    (``setfuncs.explorables.digit_particles.DigitParticles``): a population of any size from 1 to
+    1,000 sampled in the browser in proportion to the grey values, over the canvas and alone, starting on
+    the first canvas with two digits."""
+    from setfuncs.explorables.digit_particles import DigitParticles
 
-    shown = _one_of_each(examples)
-    images = examples.images[shown]
-    populations = {n: sample_particles(torch.as_tensor(images), n, torch.Generator().manual_seed(n)).numpy()
-                   for n in sizes}
-    title = lambda n: f"{canvas_label(examples.geometry)}\nn = {n:,} particles, sampled in proportion to intensity"  # noqa: E731
-    return slider_figure(lambda n: plot_populations(images, populations[n], examples.counts[shown], title(n)),
-                         list(sizes), label="particles n")
+    return DigitParticles(examples.images, examples.counts, examples.boxes, n=n, canvas=_one_of_each(examples)[2],
+                          trained_particles=MEDIUM.particles, label=canvas_label(examples.geometry))
 
 
 def plot_glimpse_demo(examples: Canvases, size: int = QUICK.glimpse_size) -> Any:

@@ -36,7 +36,7 @@ from .findings import variant_specs
 from ..overview import RESULTS
 from ..side_by_side import verdict_changes, verdict_changes_html
 from .lesson import (LiveRun, canvas_facts, example_canvases, live_budget, live_data, live_table, model_constants,
-                     plot_canvases, plot_glimpse_demo, plot_live_boxes, plot_live_training, population_slider,
+                     plot_canvases, plot_glimpse_demo, plot_live_boxes, plot_live_training, population_explorable,
                      train_live, weight_details, weight_summary)
 from .localisers import IMAGE
 from .sweep import Data

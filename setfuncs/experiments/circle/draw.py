@@ -1,5 +1,5 @@
-"""Chapter 8's pictures of populations and their circles: minimal enclosing circles, the steps of
-Welzl's algorithm, and the circles trained models predict.
+"""Chapter 8's pictures of populations and their circles: minimal enclosing circles and the circles
+trained models predict (the explorable, ``setfuncs.explorables.circle``, draws Welzl's support live).
 
 matplotlib is imported inside each function, so importing the module needs only numpy.
 """
@@ -10,16 +10,11 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
-from .welzl import Step
-
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["DEPTH_COLORS", "draw_population", "draw_welzl_step", "plot_predictions"]
-
-#: The colour of a Welzl step's circle by its recursion depth ``|R|`` (0 to 3).
-DEPTH_COLORS = ("tab:gray", "tab:blue", "tab:purple", "tab:orange")
+__all__ = ["draw_population", "plot_predictions"]
 
 
 def draw_population(ax: Axes, points: np.ndarray, center: np.ndarray, radius: float,
@@ -37,35 +32,6 @@ def draw_population(ax: Axes, points: np.ndarray, center: np.ndarray, radius: fl
     ax.set(aspect="equal", xticks=[], yticks=[])
     ax.set_xlim(center[0] - 1.15 * radius, center[0] + 1.15 * radius)
     ax.set_ylim(center[1] - 1.15 * radius, center[1] + 1.15 * radius)
-
-
-def draw_welzl_step(trace: Sequence[Step], population: np.ndarray, k: int, answer: tuple[np.ndarray, float]
-                    ) -> Figure:
-    """Step ``k`` of a :func:`~setfuncs.experiments.circle.welzl_trace` of ``population`` ``[N, 2]``: the
-    current circle and its support (coloured by depth, :data:`DEPTH_COLORS`), the particle tested
-    (green inside, red outside) and the final ``answer = (center, radius)`` dotted."""
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Circle as CirclePatch
-
-    step = trace[k]
-    answer_center, answer_radius = answer
-    extent = np.hypot(*(population - answer_center).T).max() * 1.6
-    fig, ax = plt.subplots(figsize=(4.6, 4.6), layout="constrained")
-    ax.scatter(*population.T, s=14, color="tab:gray", zorder=3)
-    if np.isfinite(step.circle.radius):
-        ax.add_patch(CirclePatch(step.circle.center, step.circle.radius, fill=False,
-                                 color=DEPTH_COLORS[step.depth], lw=1.8))
-    support = population[list(step.support)]
-    if len(support):
-        ax.scatter(*support.T, s=110, facecolor="none", edgecolor=DEPTH_COLORS[step.depth], lw=2, zorder=4)
-    ax.scatter(*population[step.point], s=60, zorder=5, color="tab:green" if step.inside else "tab:red")
-    ax.add_patch(CirclePatch(answer_center, answer_radius, fill=False, color="black", lw=0.6, ls=":"))
-    verdict = "inside" if step.inside else "outside: it joins the support"
-    ax.set_title(f"step {k + 1}/{len(trace)}: |R| = {step.depth}, particle {step.point} {verdict}", fontsize=9)
-    ax.set(aspect="equal", xticks=[], yticks=[],
-           xlim=(answer_center[0] - extent, answer_center[0] + extent),
-           ylim=(answer_center[1] - extent, answer_center[1] + extent))
-    return fig
 
 
 def plot_predictions(x: np.ndarray, y: np.ndarray, predictions: Mapping[str, np.ndarray],

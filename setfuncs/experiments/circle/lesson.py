@@ -1,12 +1,13 @@
-r"""Chapter 8's task, models and live training as short calls: populations and their circles, Welzl's
-algorithm step by step, the batched solver checked against ``miniball``, the budgets and the models'
-sizes, the live models (the sweep's best plain/plain and recurrent/recurrent configurations, and a plain
-model with LSE or log-mean-exp in its equivariant layers), and the sweep's best runs away from the
-training size (beyond the paper, no claim tested).
+r"""Chapter 8's task, models and live training as short calls: populations and their circles, the
+batched solver checked against ``miniball``, the budgets and the models' sizes, the live models (the
+sweep's best plain/plain and recurrent/recurrent configurations, and a plain model with LSE or
+log-mean-exp in its equivariant layers) with the explorable that runs them on a population the reader
+edits beside Welzl's algorithm, and the sweep's best runs away from the training size (beyond the
+paper, no claim tested).
 
-Every function returns a figure, a slider or a small object that renders itself
-(:mod:`~setfuncs.experiments.views`); matplotlib (and the slider, which needs it) is imported inside
-the functions that draw.
+Every function returns a figure, an explorable (``setfuncs.explorables.circle``) or a small object
+that renders itself (:mod:`~setfuncs.experiments.views`); matplotlib and the explorable are imported
+inside the functions that draw.
 """
 
 from __future__ import annotations
@@ -32,11 +33,10 @@ from .medians import best_configuration, median_mse
 from .metric import mse_by_spec
 from .sweep import circle_errors, make_model, train_model
 from .table import by_population_size
-from .welzl import min_enclosing_circle, welzl_trace
 
-__all__ = ["plot_populations", "task_facts", "welzl_lines", "welzl_slider", "solver_check", "budget_table",
-           "parameter_table", "live_budget", "LiveRun", "train_best", "plot_live_training", "plot_live_predictions",
-           "live_table", "twin_table", "plot_by_size", "by_size_lines"]
+__all__ = ["plot_populations", "task_facts", "solver_check", "budget_table", "parameter_table", "live_budget",
+           "LiveRun", "train_best", "plot_live_training", "plot_live_predictions", "explore_circles", "live_table",
+           "twin_table", "plot_by_size", "by_size_lines"]
 
 #: The colour of each live setting's predicted circles.
 LIVE_COLOURS = {"plain/plain": "tab:orange", "recurrent/recurrent": "tab:green"}
@@ -69,31 +69,6 @@ def task_facts(size: int = 2000, seed: int = 0) -> Lines:
                   f"radius {float(y[:, 2].mean()):.2f} ± {float(y[:, 2].std()):.2f} (mean ± std over {size:,} "
                   f"populations)",
                   f"squared distance of the sample mean from the centre: {distance:.3f} on average"))
-
-
-def _welzl_population(size: int, seed: int) -> np.ndarray:
-    return sample_populations(1, size, torch.Generator().manual_seed(seed))[0].double().numpy()
-
-
-def welzl_lines(size: int = 12, seed: int = 11) -> Lines:
-    """How many containment tests Welzl's algorithm makes on the slider's population of ``size`` particles
-    (drawn with ``seed``), and how many particles joined a support on the way."""
-    trace = welzl_trace(_welzl_population(size, seed), seed=0)
-    return Lines((f"{len(trace)} containment tests for {size} particles; {sum(not s.inside for s in trace)} "
-                  f"particles joined a support on the way.", "The dotted circle is the final answer."))
-
-
-def welzl_slider(size: int = 12, seed: int = 11) -> Any:
-    """A slider over every containment test of Welzl's algorithm on a population of ``size`` particles
-    (``setfuncs.experiments.circle.draw.draw_welzl_step``)."""
-    from setfuncs.widgets import slider_figure
-
-    from .draw import draw_welzl_step
-
-    population = _welzl_population(size, seed)
-    trace, answer = welzl_trace(population, seed=0), min_enclosing_circle(population, seed=0)
-    return slider_figure(lambda k: draw_welzl_step(trace, population, k, answer), list(range(len(trace))),
-                         label="step", fmt=lambda k: str(k + 1))
 
 
 def solver_check(count: int = 2000, seed: int = 5) -> Lines:
@@ -198,6 +173,17 @@ def plot_live_predictions(runs: Sequence[LiveRun], shown: int = 8) -> Any:
         predictions = {r.setting: r.model(x).numpy() for r in runs}
     return plot_predictions(x.numpy(), y.numpy(), predictions, colors=LIVE_COLOURS,
                             labels={r.setting: r.spec for r in runs}, shown=shown)
+
+
+def explore_circles(runs: Sequence[LiveRun], size: int = POPULATION_SIZE, seed: int = 4) -> Any:
+    """The explorable of a population the reader drags, adds to and removes from (or draws anew at any
+    size and seed), its minimal enclosing circle by Welzl's algorithm with its support ringed, and the
+    circles the live ``runs`` predict for it, each in ``LIVE_COLOURS``
+    (``setfuncs.explorables.circle.EnclosingCircle``)."""
+    from setfuncs.explorables.circle import EnclosingCircle, Predictor
+
+    return EnclosingCircle([Predictor(r.setting.replace("/", "_"), f"{r.setting} ({r.spec})", r.model,
+                                      LIVE_COLOURS.get(r.setting, "tab:purple")) for r in runs], size, seed)
 
 
 def live_table(runs: Sequence[LiveRun], results: dict) -> Table:

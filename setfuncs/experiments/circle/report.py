@@ -32,9 +32,9 @@ from .differences import CLAIM_AXES, convergence_ratios, protocol_differences
 from .experiment import EXPERIMENT
 from .findings import lme_against_lse
 from . import lesson
-from .lesson import (LiveRun, budget_table, by_size_lines, live_budget, live_table, parameter_table,  # noqa: F401
-                     plot_by_size, plot_live_predictions, plot_live_training, plot_populations, solver_check,
-                     task_facts, train_best, twin_table, welzl_lines, welzl_slider)
+from .lesson import (LiveRun, budget_table, by_size_lines, explore_circles, live_budget, live_table,  # noqa: F401
+                     parameter_table, plot_by_size, plot_live_predictions, plot_live_training, plot_populations,
+                     solver_check, task_facts, train_best, twin_table)
 from .medians import lowest_counts, median_grids, median_mse
 from .metric import mse_by_spec
 from .peak_test import peak_agreement, peak_findings

@@ -48,14 +48,14 @@ def train_sitting(ledger: Ledger, tasks: Sequence[Task], todo: list[Task], engin
     added to the ledger as it completes; on Ctrl-C or SIGTERM (``signals``) cancel the rest, close the
     sitting and raise :class:`SweepInterrupted`; on a failed write cancel the rest and raise; a cluster
     that cannot start closes the sitting and raises :class:`~setfuncs.experiments.engine.cluster.ClusterError`."""
-    from tqdm.auto import tqdm
+    from ...bars import bar as progress_bar
 
     with ExitStack() as stack:
         client, description = enter_cluster(stack, engine, signals, ledger)
         ledger.sitting.engine = description
         deadline = None if engine.time_limit is None else ledger.clock + engine.time_limit
         submitter = Submitter(client, plan_jobs(todo, engine, run_one, run_many, ledger.sitting.concurrent), deadline)
-        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run", disable=not progress)
+        bar = progress_bar(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run", enabled=progress)
         try:
             ledger.write()
             for records in submitter:

@@ -224,8 +224,9 @@ def first_layer_table(budget: Budget = MEDIUM, sizes: Sequence[int] = (20, 100))
 @dataclass(frozen=True)
 class PairRun:
     """One of the live pair ``lse/mean``, ``lme/mean``: its losses, the first layer's pre-activations on
-    the probe populations before and after training, the seconds, and on the probe its Beta means' mean
-    absolute error and :func:`~setfuncs.experiments.collapse.collapse_record` (``populations`` of 100)."""
+    the probe populations before and after training, the seconds, on the probe its Beta means' mean
+    absolute error and :func:`~setfuncs.experiments.collapse.collapse_record` (``populations`` of 100),
+    and the trained ``model`` (for the chapter's explorable)."""
 
     spec: str
     budget: Budget
@@ -237,6 +238,7 @@ class PairRun:
     mae: float
     spread_ratio: float
     collapsed: bool
+    model: torch.nn.Module | None = None
 
 
 def train_lse_pair(budget: Budget | None = None, seed: int = 0, populations: int = 64) -> tuple[PairRun, ...]:
@@ -256,7 +258,7 @@ def train_lse_pair(budget: Budget | None = None, seed: int = 0, populations: int
         runs.append(PairRun(f"{equivariant}/mean", budget, populations, tuple(float(v) for v in losses), before.flatten().numpy(),
                             first_layer_capture(model, probe.x)[1].flatten().numpy(), time.perf_counter() - start,
                             float((estimates.double() - probe.smaller_weight).abs().mean()),
-                            float(record["spread_ratio"]), bool(record["collapsed"])))
+                            float(record["spread_ratio"]), bool(record["collapsed"]), model))
     return tuple(runs)
 
 

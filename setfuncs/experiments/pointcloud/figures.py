@@ -18,13 +18,14 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["scatter3d", "plot_clouds", "plot_subset", "plot_preprocessing", "draw_accuracy_by_size",
+__all__ = ["scatter3d", "plot_clouds", "plot_preprocessing", "draw_accuracy_by_size",
            "column_style", "plot_learning_curves", "plot_against_paper", "plot_confusions"]
 
 
 def scatter3d(ax: Axes, cloud: np.ndarray, size: float = 1.0, color: str = "tab:blue") -> None:
     """A cloud ``[N, 3]`` as a 3-D scatter on ``ax`` (a 3-D axes) with true proportions and no ticks."""
-    ax.scatter(*cloud.T, s=size, color=color, depthshade=False, linewidths=0)
+    # rasterized: a thousand dots are one image inside an SVG (sharp at its dpi), not a thousand paths
+    ax.scatter(*cloud.T, s=size, color=color, depthshade=False, linewidths=0, rasterized=True)
     ax.set_box_aspect(np.ptp(cloud, axis=0) + 1e-3)
     ax.set(xticks=[], yticks=[], zticks=[])
     ax.view_init(elev=25, azim=-60)
@@ -44,28 +45,6 @@ def plot_clouds(clouds: np.ndarray, labels: Sequence[int], names: Sequence[str],
     return fig
 
 
-def plot_subset(cloud: np.ndarray, subset: np.ndarray, title: str) -> Figure:
-    """A subset ``[n, 3]`` of ``cloud`` ``[N, 3]`` in 3-D (left) and from above over the whole cloud
-    in grey (right), both on the whole cloud's extent; larger dots for ``n <= 100``."""
-    import matplotlib.pyplot as plt
-
-    lim = np.abs(cloud).max(axis=0) * 1.05
-    dot = 4 if len(subset) > 100 else 12
-    fig = plt.figure(figsize=(7.2, 3.4), layout="constrained")
-    ax = fig.add_subplot(1, 2, 1, projection="3d")
-    ax.scatter(*subset.T, s=dot, depthshade=False, linewidths=0)
-    ax.set(xlim=(-lim[0], lim[0]), ylim=(-lim[1], lim[1]), zlim=(-lim[2], lim[2]), xticks=[], yticks=[], zticks=[])
-    ax.set_box_aspect(2 * lim)
-    ax.view_init(elev=25, azim=-60)
-    top = fig.add_subplot(1, 2, 2)
-    top.scatter(*cloud[:, :2].T, s=1, color="0.85")
-    top.scatter(*subset[:, :2].T, s=dot)
-    top.set(aspect="equal", xlim=(-lim[0], lim[0]), ylim=(-lim[1], lim[1]), xticks=[], yticks=[])
-    top.set_title(f"from above (grey: all {len(cloud):,} points)", fontsize=9)
-    fig.suptitle(title, fontsize=10)
-    return fig
-
-
 def plot_preprocessing(stages: Sequence[tuple[str, Sequence[np.ndarray]]], title: str) -> Figure:
     """One column per stage ``(name, clouds)``, its clouds (one colour each) from above (x–y, top
     row) and from the side (x–z, bottom row); axes shared within a column."""
@@ -76,7 +55,7 @@ def plot_preprocessing(stages: Sequence[tuple[str, Sequence[np.ndarray]]], title
         for row, (i, j, view) in enumerate(((0, 1, "x–y (from above)"), (0, 2, "x–z (from the side)"))):
             ax = axes[row, column]
             for k, cloud in enumerate(clouds):
-                ax.scatter(cloud[:, i], cloud[:, j], s=1.5, color=f"C{k}", alpha=0.7)
+                ax.scatter(cloud[:, i], cloud[:, j], s=1.5, color=f"C{k}", alpha=0.7, rasterized=True)
             ax.set(aspect="equal", title=f"{name}\n{view}" if row == 0 else view)
             ax.tick_params(labelsize=7)
     fig.suptitle(title, fontsize=10)

@@ -1,9 +1,10 @@
-r"""Chapter 10's data, model and live training as short calls: the offline shapes and a cloud subsampled
-under a slider, the preprocessing, the budgets and the parameters of every column, and three columns
-trained live (``max/max``, ``max/r-lse`` and its log-mean-exp twin ``max/r-lme``) with their accuracy
-against the population size and the confusions of a small cloud.
+r"""Chapter 10's data, model and live training as short calls: the offline shapes, the preprocessing,
+the budgets and the parameters of every column, three columns trained live (``max/max``,
+``max/r-lse`` and its log-mean-exp twin ``max/r-lme``) with their accuracy against the population
+size, one cloud subsampled, turned and classified by the live ``max/max`` in the reader's browser
+(an explorable), and the confusions of a small cloud.
 
-matplotlib (and the slider, which needs it) is imported inside the functions that draw.
+matplotlib is imported inside the functions that draw.
 """
 
 from __future__ import annotations
@@ -23,19 +24,17 @@ from ..views import Lines, Table, table
 from .budget import BUDGETS, MEDIUM, FULL, OWN_SCHEDULE_MEDIUM, QUICK, Budget, evaluation_sizes, points_per_test_cloud
 from .confusion import confusion_at_size, top_confusions
 from .evaluate import accuracy_by_population_size
-from .preprocess import ROTATION_RANGE, SCALE_RANGE, augment, standardize, subsample
+from .preprocess import ROTATION_RANGE, SCALE_RANGE, augment, standardize
 from .shapes import synthetic_shapes
 from .sweep import COLUMNS, Data, PointClouds, load_data, make_model, train_model
 
-__all__ = ["SHAPES", "SIZES_SHOWN", "LIVE_SPECS", "Examples", "example_clouds", "plot_examples", "data_table",
-           "subset_slider", "plot_preprocessing_demo", "standardised_lines", "parameter_table", "budget_tables",
+__all__ = ["SHAPES", "LIVE_SPECS", "Examples", "example_clouds", "plot_examples", "data_table",
+           "cloud_explorable", "plot_preprocessing_demo", "standardised_lines", "parameter_table", "budget_tables",
            "live_budget", "live_clouds", "LiveRun", "train_live", "plot_live", "live_table", "Confusions",
            "live_confusions", "plot_live_confusions", "confusion_lines"]
 
 #: How every figure names the data the book's runs use.
 SHAPES = "offline shapes"
-#: The population sizes of the slider.
-SIZES_SHOWN = (10, 20, 50, 100, 1000)
 #: The columns trained live — the original model, the learnable one the paper singles out, its log-mean-exp twin.
 LIVE_SPECS = ("max/max", "max/r-lse", "max/r-lme")
 
@@ -78,17 +77,17 @@ def data_table(budgets: Mapping[str, Budget] = BUDGETS) -> Table:
                         ("test_points", "points each", "{:,}")], f"The {SHAPES} at every budget")
 
 
-def subset_slider(examples: Examples, name: str = "star", sizes: Sequence[int] = SIZES_SHOWN) -> Any:
-    """A slider over ``sizes``: the cloud of class ``name`` subsampled uniformly without replacement
-    (:func:`~setfuncs.experiments.pointcloud.preprocess.subsample`, generator seeded by the size) in 3-D and from above (``figures.plot_subset``)."""
-    from setfuncs.widgets import slider_figure
+def cloud_explorable(examples: Examples, run: LiveRun, name: str = "cylinder", n: int | None = None) -> Any:
+    """The clouds of ``examples`` in the reader's hands (``setfuncs.explorables.point_cloud.PointCloud``),
+    starting on class ``name`` at ``n`` points (default: the training size of ``run``): subsampled to any
+    number of points, turned about z and x, and classified in the browser by the live model of ``run``
+    with exactly the preprocessing it saw (standardisation after subsampling)."""
+    from setfuncs.explorables.point_cloud import PointCloud
 
-    from .figures import plot_subset
-
-    cloud = examples.of(name)[None]
-    subsets = {n: subsample(cloud, n, np.random.default_rng(n))[0] for n in sizes}
-    title = lambda n: f"{SHAPES}: a {name!r} cloud subsampled to {n:,} of its {cloud.shape[1]:,} points"  # noqa: E731
-    return slider_figure(lambda n: plot_subset(cloud[0], subsets[n], title(n)), list(sizes), label="points")
+    n = run.budget.points if n is None else n
+    precision = "float32" if parameter_count(run.model) <= 10_000 else "float16"  # a page's state stays light
+    return PointCloud(examples.clouds, examples.class_names, run.model, shape=name, n=n,
+                      trained_points=run.budget.points, precision=precision, label=SHAPES)
 
 
 def _stages(examples: Examples, name: str) -> list[tuple[str, list[np.ndarray]]]:

@@ -28,7 +28,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
+from ...bars import bar as progress_bar
 
 from ..tasks import positive_int
 from .off import MODELNET_URL, read_off
@@ -290,8 +290,8 @@ def load_modelnet40(root: str | os.PathLike, split: str = "train", points: int =
         warnings.warn(f"the ModelNet40 cache {cache} {problem}; sampling the meshes again and replacing it",
                       stacklevel=2)
     clouds = np.empty((len(files), points, 3), dtype=np.float32)
-    for i, path in enumerate(tqdm(files, desc=f"sampling ModelNet40 {split}", unit="mesh",
-                                  disable=not progress)):
+    for i, path in enumerate(progress_bar(files, desc=f"sampling ModelNet40 {split}", unit="mesh",
+                                          enabled=progress)):
         clouds[i] = sample_surface(read_off(path), points, np.random.default_rng([seed, i]), name=str(path))
     _write_cache(cache, clouds, labels, classes, manifest)
     return clouds, labels, classes

@@ -41,10 +41,10 @@ from .costs import cost_table as _cost_rows, throughput_spread
 from .differences import CLAIM_AXES, PAPER_POINTS, protocol_differences
 from .experiment import EXPERIMENT
 from .findings import lme_against_lse, pointcloud_claims
-from .lesson import (LIVE_SPECS, SHAPES, SIZES_SHOWN, Confusions, Examples, LiveRun, budget_tables, confusion_lines,
+from .lesson import (LIVE_SPECS, SHAPES, Confusions, Examples, LiveRun, budget_tables, cloud_explorable, confusion_lines,
                      data_table, example_clouds, live_budget, live_clouds, live_confusions, live_table, parameter_table,
                      plot_examples, plot_live, plot_live_confusions, plot_preprocessing_demo, standardised_lines,
-                     subset_slider, train_live)
+                     train_live)
 from .sweep import LME_COLUMNS
 from .table import accuracy_curves, data_label, paper_rows, pointcloud_table
 

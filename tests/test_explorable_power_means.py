@@ -1,0 +1,178 @@
+"""Chapter 3's explorable (``setfuncs/explorables/power_means.py``) beyond the generic tests.
+
+* Its browser power mean (``pmPowerMean`` in ``js/power_means.js``, in node) against
+  :class:`setfuncs.PowerMean` and SciPy's ``pmean``, from p = -1000 to 1000 with p = 0 and exponents
+  within 1e-12 of it, on particles from 1e-3 to 1e3: where ``x^p`` overflows, and where it rounds to 1.
+* A reader's edits in chromium (drag a particle, move one with the arrow keys, delete one, add two,
+  the presets): the state the page keeps and the read-outs it shows are what Python computes from
+  that state (the generic browser test only moves the sliders).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import shutil
+import subprocess
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.stats
+import torch
+
+import setfuncs as sf
+from setfuncs.explorables.esm import JS_DIR, module_source
+from setfuncs.explorables.power_means import PowerMeans
+
+EXPONENTS = [-1000, -100, -16, -1, -0.3, -1e-3, -1e-9, 0, 1e-12, 1e-5, 0.0137, 0.5, 1, 2, 16, 100, 1000]
+
+
+def in_node(module: str, function: str, cases: list) -> list:
+    """``function(module, case)`` (a JavaScript arrow function's source) for each case, in node."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH (the book's build needs Node 20)")
+    source = json.dumps(module_source(module))
+    script = (f"const module = await import('data:text/javascript;base64,' + Buffer.from({source}).toString('base64'));\n"
+              f"const cases = {json.dumps(cases)};\n"
+              f"process.stdout.write(JSON.stringify(cases.map((c) => ({function})(module, c))));\n")
+    run = subprocess.run([node, "--input-type=module"], input=script, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def populations() -> list[list[float]]:
+    generator = np.random.default_rng(0)
+    wide = [list(10 ** generator.uniform(-3, 3, n)) for n in (1, 2, 5, 40)]
+    narrow = [list(generator.uniform(0.1, 2.0, n)) for n in (2, 20)]
+    return wide + narrow + [[0.7] * 6]
+
+
+def test_the_browser_power_mean_is_setfuncs_and_scipy_at_every_exponent() -> None:
+    cases = [{"xs": xs, "p": p} for xs in populations() for p in EXPONENTS]
+    browser = in_node("power_means", "(m, c) => m.pmPowerMean(c.xs, c.p)", cases)
+    for case, value in zip(cases, browser):
+        x = torch.tensor(case["xs"], dtype=torch.float64).reshape(1, -1, 1)
+        truth = sf.PowerMean(case["p"])(x).item()
+        assert math.isclose(value, truth, rel_tol=1e-11), (case["p"], len(case["xs"]), value, truth)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            reference = float(scipy.stats.pmean(np.array(case["xs"]), case["p"]))
+        if math.isfinite(reference) and reference > 0 and abs(case["p"]) >= 1e-3:  # SciPy's own rounding below
+            assert math.isclose(value, reference, rel_tol=1e-10), (case["p"], value, reference)
+        assert min(case["xs"]) * (1 - 1e-12) <= value <= max(case["xs"]) * (1 + 1e-12)
+
+
+def test_the_browser_power_mean_rises_with_p_and_is_continuous_at_zero() -> None:
+    exponents = list(np.sinh(np.linspace(-math.asinh(100), math.asinh(100), 401))) + [-1e-14, 0.0, 1e-14]
+    exponents.sort()
+    xs = populations()[5]
+    values = in_node("power_means", "(m, c) => m.pmPowerMean(c.xs, c.p)", [{"xs": xs, "p": p} for p in exponents])
+    assert all(b >= a * (1 - 1e-13) for a, b in zip(values, values[1:])), "M_p is nondecreasing in p"
+    at = {p: v for p, v in zip(exponents, values)}
+    assert math.isclose(at[-1e-14], at[0.0], rel_tol=1e-12) and math.isclose(at[1e-14], at[0.0], rel_tol=1e-12)
+
+
+# ---- in chromium: the reader's edits
+
+HARNESS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
+<div id="root"></div><script type="application/json" id="state">{state}</script>
+<script type="module">
+import explorable from "./{module}.js";
+let current = JSON.parse(document.getElementById("state").textContent);
+const model = {{ get: () => current, set: (key, value) => {{ current = value; window.__state = value; }},
+  on() {{}}, off() {{}}, save_changes() {{}}, send() {{}} }};
+await explorable.render({{ model, el: document.getElementById("root") }});
+window.__ready = true;
+</script></body></html>"""
+
+
+class Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (http.server's name)
+        pass
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory):
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("/usr/bin/chromium is missing: `make test` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    folder = tmp_path_factory.mktemp("power_means")
+    shutil.copytree(JS_DIR, folder, dirs_exist_ok=True)
+    state = json.dumps(PowerMeans().state)
+    (folder / "harness.html").write_text(HARNESS.format(state=state, module="power_means"), encoding="utf-8")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=folder))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--headless"])
+        page = browser.new_page(viewport={"width": 1100, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/harness.html")
+        page.wait_for_function("() => window.__ready === true", timeout=15_000)
+        yield page
+        browser.close()
+        assert not errors, errors
+    server.shutdown()
+    server.server_close()
+
+
+def check(page) -> dict:
+    """The page's state, after checking that its read-outs are what Python computes from it."""
+    state = page.evaluate("() => window.__state")
+    shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll("[data-readout]")]
+        .map(node => [node.dataset.readout, Number(node.dataset.value)]))""")
+    for key, truth in PowerMeans.readouts(state).items():
+        assert math.isclose(shown[key], truth, rel_tol=1e-9, abs_tol=1e-12), (key, shown[key], truth)
+    return state
+
+
+def particle(page, index: int):
+    return page.locator(f'circle[aria-label^="particle {index} ="]')
+
+
+def test_dragging_keys_and_buttons_change_the_population_python_reads(page) -> None:
+    before = check(page)
+    particle(page, 1).focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowUp")
+    moved = check(page)
+    assert moved["population"][0] > before["population"][0] + 0.3, "three arrow steps raise particle 1"
+
+    on_top = page.evaluate("""() => [...document.querySelectorAll('circle[aria-label^="particle "]')].map((node) => {
+        const box = node.getBoundingClientRect();
+        return document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === node; })""")
+    index = next(i for i in range(1, moved["size"]) if on_top[i])  # a particle no other one covers
+    box = particle(page, index + 1).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] - 400, steps=8)  # to the top: clipped at 2.5
+    page.mouse.up()
+    dragged = check(page)
+    assert dragged["population"][index] == 2.5, "dragged to the top, clipped at the largest value"
+    assert [v for i, v in enumerate(dragged["population"]) if i != index] == \
+        [v for i, v in enumerate(moved["population"]) if i != index], "only the dragged particle moves"
+
+    third = dragged["population"][2]
+    particle(page, 3).focus()
+    page.keyboard.press("Delete")
+    deleted = check(page)
+    assert deleted["size"] == before["size"] - 1 and deleted["population"][-1] == third
+
+    page.get_by_role("button", name="add a particle").click()
+    page.get_by_role("button", name="add a particle").click()
+    added = check(page)
+    assert added["size"] == before["size"] + 1
+
+    page.get_by_role("button", name="set p to 0").click()
+    at_zero = check(page)
+    shown = page.evaluate("() => Number(document.querySelector('[data-readout=power_mean]').dataset.value)")
+    geometric = page.evaluate("() => Number(document.querySelector('[data-readout=geometric]').dataset.value)")
+    assert at_zero["asinh_p"] == 0 and shown == geometric
+    page.get_by_role("button", name="set p to 1").click()
+    check(page)
+    assert math.isclose(page.evaluate("() => Number(document.querySelector('[data-readout=p]').dataset.value)"), 1.0)
