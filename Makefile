@@ -131,14 +131,13 @@ test: setup $(WHEEL) /usr/bin/chromium $(TEX) unit notebooks
 	EXECUTED_OUTPUTS_REQUIRED=1 $(PY) -m pytest -q tests/test_executed_outputs.py tests/test_chapter_outputs.py
 	$(SEED_CACHE)
 	$(JB) build . --all -W -n --keep-going
-	$(FIGURES)
 	$(MAKE) -j 2 --output-sync=target browser pdf-checked
 
 # The browser and PDF tests run in `make test` once their book is built, not on an older build;
 # tests/test_executed_outputs.py and tests/test_chapter_outputs.py once the chapters have run (no nan or inf
 # they do not mean; every cell's output as its committed digest).
 unit: setup
-	$(PY) -m pytest -n 2 tests --ignore=tests/test_browser.py --ignore=tests/test_pdf.py \
+	$(PY) -m pytest -n 2 tests --ignore=tests/test_browser.py --ignore=tests/test_figures.py --ignore=tests/test_pdf.py \
 	  --ignore=tests/test_executed_outputs.py --ignore=tests/test_chapter_outputs.py --durations=15
 
 # The chapters run as the book shows them: without progress bars (SETFUNCS_PROGRESS=off; a reader's
@@ -153,9 +152,11 @@ notebooks: setup
 
 # Two workers, each with its own chromium: a test spends much of its time waiting (for a page to
 # settle, for the kernel), and in `make test` the PDF beside them needs one core for about two minutes
-# (fresh-clone `make test`: 214 s on one worker at 685b6a3, 164 s on two at d694b5e).
+# (fresh-clone `make test`: 214 s on one worker at 685b6a3, 164 s on two at d694b5e). It writes
+# `make figures`' files first, which tests/test_figures.py checks.
 browser: setup /usr/bin/chromium
-	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest -n 2 tests/test_browser.py
+	$(FIGURES)
+	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest -n 2 tests/test_browser.py tests/test_figures.py
 
 # --all re-reads every page (executed outputs still come from the cache): sphinx-proof keeps
 # labels of a page's previous version in a reused environment and then reports them as duplicates.

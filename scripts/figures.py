@@ -4,7 +4,8 @@
 with a number ("Fig. 4.1") is looked up, by its name (the ``id`` the page gives it, which is the
 cell's ``mystnb.figure.name``), in the chapter as ``make notebooks`` executed it (``--executed``),
 and its image is written as ``fig-<chapter>-<n>.svg`` and ``fig-<chapter>-<n>.png`` into ``--out``
-(Fig. 4.1 -> ``fig-4-1.svg``). The chapters run with the book's IPython profile (``ipython/``), so
+(Fig. 4.1 -> ``fig-4-1.svg``; a figure of a page numbered through the book, a methods page's
+"Fig. 2", as ``fig-<page>-<n>``, ``fig-09_mixture_methods-2.svg``). The chapters run with the book's IPython profile (``ipython/``), so
 every matplotlib figure is there as SVG and as a PNG at 200 dpi (twice the 100 dpi at which the
 book's figures are drawn to size); an explorable's still frame is the same pair. The number comes
 from the built page, so it is the number the reader sees. A numbered figure without both images
@@ -25,7 +26,7 @@ import re
 import sys
 from pathlib import Path
 
-FIGURE = re.compile(r'<figure[^>]*\bid="(?P<id>[^"]+)"[^>]*>(?P<body>.*?)</figure>', re.DOTALL)
+FIGURE = re.compile(r'<figure[^>]*\bid="(?P<id>[^"]+)"[^>]*>')
 NUMBER = re.compile(r'<span class="caption-number">Fig\. (?P<number>[0-9A-Za-z.]+?)\s*</span>')
 CAPTION = re.compile(r'<span class="caption-text">(?P<text>.*?)</span>', re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
@@ -34,12 +35,16 @@ TAG = re.compile(r"<[^>]+>")
 def numbered_figures(page: Path) -> list[tuple[str, str, str]]:
     """``(number, name, caption)`` of every numbered figure of a built page, in page order."""
     found = []
-    for match in FIGURE.finditer(page.read_text(encoding="utf-8")):
-        number = NUMBER.search(match.group("body"))
+    text = page.read_text(encoding="utf-8")
+    starts = list(FIGURE.finditer(text))
+    for match, after in zip(starts, [*starts[1:], None]):
+        # up to the next figure with an id: an explorable's own <figure> (no id) nests inside
+        body = text[match.end():after.start() if after else len(text)]
+        number = NUMBER.search(body)
         if number:
-            caption = CAPTION.search(match.group("body"))
-            text = html.unescape(TAG.sub("", caption.group("text"))).strip() if caption else ""
-            found.append((number.group("number"), match.group("id"), " ".join(text.split())))
+            caption = CAPTION.search(body)
+            words = html.unescape(TAG.sub("", caption.group("text"))).strip() if caption else ""
+            found.append((number.group("number"), match.group("id"), " ".join(words.split())))
     return found
 
 
@@ -81,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
             if set(images) != {"svg", "png"}:
                 problems.append(f"{where}: no SVG and PNG in {notebook}")
                 continue
-            stem = "fig-" + number.replace(".", "-")
+            # a chapter's figures are numbered by chapter (Fig. 4.1 -> fig-4-1); the methods pages'
+            # and the appendix's through the book (Fig. 2), so their page names them
+            stem = "fig-" + (number.replace(".", "-") if "." in number else f"{page.stem}-{number}")
             for suffix, data in images.items():
                 (args.out / f"{stem}.{suffix}").write_bytes(data)
             index.append({"number": number, "name": name, "page": page.relative_to(args.html).as_posix(),

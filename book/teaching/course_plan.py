@@ -170,10 +170,10 @@ SESSIONS: list[Session] = [
 #: shows and the exercises done in class. Chapter 2 is cut to the first example and the theorems'
 #: statements; chapter 9 ends with the collapse of the models with logsumexp inside their layers.
 LECTURE = Session("lecture", "A single 90-minute lecture", {}, (
-    Item(16, "what a set function is: invariance, equivariance, and an MLP that is none",
+    Item(18, "what a set function is: invariance, equivariance, and an MLP that is none",
          shows={"01_sets": ["Invariance and equivariance", "An MLP on concatenated particles is no set function"]}),
     Item(8, "in class, in pairs", exercises=("sets-ex-which",)),
-    Item(13, "the maximum of two numbers as a sum; the Deep Sets theorems, stated; the architecture",
+    Item(12, "the maximum of two numbers as a sum; the Deep Sets theorems, stated; the architecture",
          shows={"02_sum_decomposition": ["A first example: the maximum of two numbers", "The Deep Sets theorem",
                                          "The Deep Set architecture"]}),
     Item(15, "logsumexp as a sum in another space, sliding from max to the sum; diminishing returns",
@@ -185,7 +185,7 @@ LECTURE = Session("lecture", "A single 90-minute lecture", {}, (
                                "A primer on learnable aggregations",
                                "Why LSE models stay at the start, and what fixes it",
                                "Live: the same model with LSE and with log-mean-exp"]}),
-    Item(5, "questions")))
+    Item(4, "questions")))
 
 #: For each chapter of the lecture that uses a chapter the lecture skips: the skipped chapter and
 #: words of the primer's title, which :func:`section_of` finds (case ignored).

@@ -100,7 +100,7 @@ class Explorable(anywidget.AnyWidget):
         """:meth:`still` as PNG bytes at :data:`STILL_DPI` and as SVG text (``make figures`` writes both)."""
         fig = self.still()
         png, svg = io.BytesIO(), io.StringIO()
-        fig.savefig(png, format="png", dpi=STILL_DPI)
+        fig.savefig(png, format="png", dpi=STILL_DPI, pil_kwargs={"optimize": True})
         with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "setfuncs"}):
             fig.savefig(svg, format="svg", metadata={"Date": None})
         plt.close(fig)

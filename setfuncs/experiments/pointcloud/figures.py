@@ -24,8 +24,7 @@ __all__ = ["scatter3d", "plot_clouds", "plot_preprocessing", "draw_accuracy_by_s
 
 def scatter3d(ax: Axes, cloud: np.ndarray, size: float = 1.0, color: str = "tab:blue") -> None:
     """A cloud ``[N, 3]`` as a 3-D scatter on ``ax`` (a 3-D axes) with true proportions and no ticks."""
-    # rasterized: a thousand dots are one image inside an SVG (sharp at its dpi), not a thousand paths
-    ax.scatter(*cloud.T, s=size, color=color, depthshade=False, linewidths=0, rasterized=True)
+    ax.scatter(*cloud.T, s=size, color=color, depthshade=False, linewidths=0)
     ax.set_box_aspect(np.ptp(cloud, axis=0) + 1e-3)
     ax.set(xticks=[], yticks=[], zticks=[])
     ax.view_init(elev=25, azim=-60)
@@ -55,7 +54,7 @@ def plot_preprocessing(stages: Sequence[tuple[str, Sequence[np.ndarray]]], title
         for row, (i, j, view) in enumerate(((0, 1, "x–y (from above)"), (0, 2, "x–z (from the side)"))):
             ax = axes[row, column]
             for k, cloud in enumerate(clouds):
-                ax.scatter(cloud[:, i], cloud[:, j], s=1.5, color=f"C{k}", alpha=0.7, rasterized=True)
+                ax.scatter(cloud[:, i], cloud[:, j], s=1.5, color=f"C{k}", alpha=0.7)
             ax.set(aspect="equal", title=f"{name}\n{view}" if row == 0 else view)
             ax.tick_params(labelsize=7)
     fig.suptitle(title, fontsize=10)
