@@ -222,8 +222,9 @@ def gzipped_size(path: Path) -> int:
 def test_chapter_explorables_compute_what_python_computes(browser: Browser, base_url: str, path: str) -> None:
     """Every chapter has an explorable; each one's probes (values no still frame shows) read out
     Python's numbers; the page weighs at most PAGE_BUDGET gzipped and is interactive quickly (both
-    printed)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    printed); at devicePixelRatio 2 no raster figure is soft."""
+    context = browser.new_context(device_scale_factor=2, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
     log = PageLog(page)
     loaded: set[str] = set()
     page.on("response", lambda response: loaded.add(response.url))
@@ -235,11 +236,13 @@ def test_chapter_explorables_compute_what_python_computes(browser: Browser, base
     interactive = max(float(figures.nth(k).get_attribute("data-ready-at")) for k in range(count)) / 1000
     page.wait_for_load_state("networkidle")
     problems = [problem for k in range(count) for problem in probe(page, figures.nth(k))]
+    soft = page.evaluate(SOFT_IMAGES)
     weight = sum(gzipped_size(local_file(url)) for url in loaded if urlparse(url).hostname == "127.0.0.1")
-    page.close()
+    context.close()
     print(f"\n{path}: {count} explorable(s), {weight / 1e6:.2f} MB gzipped, interactive at {interactive:.2f} s")
     assert count >= 1, f"{path} has no explorable"
     assert not problems, "\n".join(problems)
+    assert not soft, "raster figures below 1.8x their shown width at devicePixelRatio 2:\n" + "\n".join(soft)
     assert weight <= PAGE_BUDGET, f"{path} weighs {weight:,} bytes gzipped (budget {PAGE_BUDGET:,})"
     assert interactive <= INTERACTIVE_BOUND, f"{path}: interactive after {interactive:.2f} s"
     assert not log.errors, "\n".join(log.errors)
@@ -269,16 +272,6 @@ SOFT_IMAGES = """() => [...document.querySelectorAll("main img")].filter(image =
         && image.naturalWidth < 1.8 * shown;
 }).map(image => `${(image.currentSrc || image.src).slice(0, 80)}: ${image.naturalWidth} px shown at ${
     image.getBoundingClientRect().width.toFixed(0)} px`)"""
-
-
-@pytest.mark.parametrize("path", CHAPTER_PAGES)
-def test_no_raster_figure_is_soft_at_device_pixel_ratio_2(browser: Browser, base_url: str, path: str) -> None:
-    context = browser.new_context(device_scale_factor=2, viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.goto(base_url + path, wait_until="networkidle")
-    soft = page.evaluate(SOFT_IMAGES)
-    context.close()
-    assert not soft, "\n".join(soft)
 
 
 #: At a phone's width: how far the page scrolls sideways, and each explorable control (slider,

@@ -6,7 +6,8 @@ text, finite read-outs, and probes that differ from its initial state. In Debian
 (Playwright): each is served with ``setfuncs/explorables/js`` the way the book serves it
 (``_static/explorables/``, the loader on the page), draws itself without an error, and every probe
 (a control moved to a value no still frame holds) gives the read-outs Python computes
-(``tests/explorable_probe.py``). With JavaScript off, the still frame with its alt text shows.
+(``tests/explorable_probe.py``). (That the still frame with its alt text shows with JavaScript off is
+checked on the built chapters, ``tests/test_browser.py``.)
 ``make test`` installs chromium before the unit tests; where it is missing the browser tests fail
 in CI (``CI`` or ``BOOK_BROWSER_TEST_REQUIRED`` set) and skip elsewhere, saying so.
 """
@@ -130,14 +131,3 @@ def test_explorable_computes_what_python_computes(browser, site: str, name: str)
         assert box["height"] >= 44 or control.evaluate("n => n.closest('label').getBoundingClientRect().height") >= 44
     assert page.locator("figure .explorable-still").is_hidden()
     page.close()
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_without_javascript_the_still_frame_shows(browser, site: str, name: str) -> None:
-    context = browser.new_context(java_script_enabled=False)
-    page = context.new_page()
-    page.goto(f"{site}{name}.html")
-    still = page.locator("figure .explorable-still")
-    assert still.is_visible() and still.get_attribute("alt") == example(name).alt
-    assert page.evaluate("() => document.querySelector('figure .explorable-still').naturalWidth") > 0
-    context.close()

@@ -10,7 +10,7 @@ export default {
     const state = structuredClone(model.get("state"));
     const top = root(el, "max, LSE and sum on a square of half-width lambda");
     const areas = PANELS.map(([key, title]) => {
-      const area = plot({ width: 260, height: 250, x: [-1, 1], y: [-1, 1], margin: { left: 40, right: 8, top: 22, bottom: 30 },
+      const area = plot({ width: 260, height: 250, x: [-1, 1], y: [-1, 1], margin: { left: 40, right: 18, top: 22, bottom: 30 },
         label: `filled contours of ${title} of two inputs` });
       area.image = s("image", { preserveAspectRatio: "none" });
       area.title = s("text", { x: 150, y: 15, "text-anchor": "middle" });
