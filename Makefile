@@ -156,7 +156,7 @@ notebooks: setup
 # `make figures`' files first, which tests/test_figures.py checks.
 browser: setup /usr/bin/chromium
 	$(FIGURES)
-	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest -n 2 tests/test_browser.py tests/test_figures.py
+	BOOK_BROWSER_TEST_REQUIRED=1 $(PY) -m pytest -n 2 -rP tests/test_browser.py tests/test_figures.py
 
 # --all re-reads every page (executed outputs still come from the cache): sphinx-proof keeps
 # labels of a page's previous version in a reused environment and then reports them as duplicates.
