@@ -158,13 +158,6 @@ class PageLog:
             self.foreign.append(request.url)
 
 
-def open_page(browser: Browser, url: str) -> tuple[Page, PageLog]:
-    page = browser.new_page()
-    log = PageLog(page)
-    page.goto(url, wait_until="networkidle")
-    return page, log
-
-
 # The longest test (a JupyterLab, a kernel, the chapter run whole) comes first: `make browser` runs
 # the tests on two workers, and started last it would leave the other worker idle to the end.
 def test_chapter_runs_in_jupyterlab(browser: Browser, tmp_path: Path) -> None:
@@ -200,12 +193,22 @@ def test_chapter_runs_in_jupyterlab(browser: Browser, tmp_path: Path) -> None:
     assert not log.foreign, f"requests left 127.0.0.1: {log.foreign}"
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_page_loads_cleanly_and_offline(browser: Browser, base_url: str, path: str) -> None:
-    page, log = open_page(browser, base_url + path)
+#: The pages besides the chapters (which test_chapter_explorables_compute_what_python_computes opens
+#: at a desktop's width and test_on_a_phone_... at a phone's).
+OTHER_PAGES = sorted(set(PAGES) - set(CHAPTER_PAGES))
+
+
+@pytest.mark.parametrize("path", OTHER_PAGES)
+def test_page_loads_cleanly_and_offline_and_fits_a_phone(browser: Browser, base_url: str, path: str) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    log = PageLog(page)
+    page.goto(base_url + path, wait_until="networkidle")
+    page.wait_for_function(SETTLED)
+    sideways = page.evaluate(SIDEWAYS)
     page.close()
     assert not log.errors, "\n".join(log.errors)
     assert not log.foreign, f"requests left 127.0.0.1: {log.foreign}"
+    assert sideways <= 0, f"{path} scrolls {sideways} px sideways at 390 px"
 
 
 def local_file(url: str) -> Path:
@@ -327,26 +330,12 @@ def test_tables_figures_and_outputs_fit_the_page(browser: Browser, base_url: str
     page = browser.new_page(viewport={"width": width, "height": 800 if width > 1000 else 844})
     page.goto(base_url + path, wait_until="networkidle")
     problems = lasting_layout_problems(page, strict=strict)
-    sideways = page.evaluate(SIDEWAYS) if width < 1000 else 0
     page.close()
     assert not problems, f"at {width} px{' (strict)' if strict else ''}:\n" + "\n".join(problems)
-    assert sideways <= 0, f"{path} scrolls {sideways} px sideways at {width} px"
 
 
 #: How far a page scrolls sideways.
 SIDEWAYS = "() => document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
-#: The pages no other test opens at a phone's width (the chapters and the methods pages are checked above).
-OTHER_PHONE_PAGES = sorted(set(PAGES) - set(CHAPTER_PAGES) - {path for path, width, _ in LAYOUT_CASES if width < 1000})
-
-
-@pytest.mark.parametrize("path", OTHER_PHONE_PAGES)
-def test_no_other_page_scrolls_sideways_on_a_phone(browser: Browser, base_url: str, path: str) -> None:
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.goto(base_url + path, wait_until="networkidle")
-    page.wait_for_function(SETTLED)
-    sideways = page.evaluate(SIDEWAYS)
-    page.close()
-    assert sideways <= 0, f"{path} scrolls {sideways} px sideways at 390 px"
 
 
 def test_every_experiment_chapter_is_checked_strictly() -> None:
