@@ -12,20 +12,17 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import shutil
 import subprocess
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from setfuncs.explorables.esm import JS_DIR, module_source
+from explorable_harness import harness_page
+from setfuncs.explorables.esm import module_source
 from setfuncs.explorables.parts import AGGREGATIONS, CAPACITY, MAX_PARTS, Parts, combine, divide, partial
 
 
@@ -104,46 +101,9 @@ def test_the_browser_rules_compute_what_setfuncs_computes() -> None:
 
 # ---- in chromium: the reader's edits
 
-HARNESS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
-<div id="root"></div><script type="application/json" id="state">{state}</script>
-<script type="module">
-import explorable from "./{module}.js";
-let current = JSON.parse(document.getElementById("state").textContent);
-const model = {{ get: () => current, set: (key, value) => {{ current = value; window.__state = value; }},
-  on() {{}}, off() {{}}, save_changes() {{}}, send() {{}} }};
-await explorable.render({{ model, el: document.getElementById("root") }});
-window.__ready = true;
-</script></body></html>"""
-
-
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (http.server's name)
-        pass
-
-
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory):
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("/usr/bin/chromium is missing: `make test` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    folder = tmp_path_factory.mktemp("parts")
-    shutil.copytree(JS_DIR, folder, dirs_exist_ok=True)
-    (folder / "harness.html").write_text(HARNESS.format(state=json.dumps(Parts().state), module="parts"), encoding="utf-8")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=folder))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--headless"])
-        page = browser.new_page(viewport={"width": 1100, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/harness.html")
-        page.wait_for_function("() => window.__ready === true", timeout=15_000)
-        yield page
-        browser.close()
-        assert not errors, errors
-    server.shutdown()
-    server.server_close()
+    yield from harness_page(tmp_path_factory, "parts", Parts().state)
 
 
 def check(page) -> dict:

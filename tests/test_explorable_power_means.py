@@ -10,14 +10,10 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import shutil
 import subprocess
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,7 +21,8 @@ import scipy.stats
 import torch
 
 import setfuncs as sf
-from setfuncs.explorables.esm import JS_DIR, module_source
+from explorable_harness import harness_page
+from setfuncs.explorables.esm import module_source
 from setfuncs.explorables.power_means import PowerMeans
 
 EXPONENTS = [-1000, -100, -16, -1, -0.3, -1e-3, -1e-9, 0, 1e-12, 1e-5, 0.0137, 0.5, 1, 2, 16, 100, 1000]
@@ -78,47 +75,9 @@ def test_the_browser_power_mean_rises_with_p_and_is_continuous_at_zero() -> None
 
 # ---- in chromium: the reader's edits
 
-HARNESS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
-<div id="root"></div><script type="application/json" id="state">{state}</script>
-<script type="module">
-import explorable from "./{module}.js";
-let current = JSON.parse(document.getElementById("state").textContent);
-const model = {{ get: () => current, set: (key, value) => {{ current = value; window.__state = value; }},
-  on() {{}}, off() {{}}, save_changes() {{}}, send() {{}} }};
-await explorable.render({{ model, el: document.getElementById("root") }});
-window.__ready = true;
-</script></body></html>"""
-
-
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (http.server's name)
-        pass
-
-
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory):
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("/usr/bin/chromium is missing: `make test` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    folder = tmp_path_factory.mktemp("power_means")
-    shutil.copytree(JS_DIR, folder, dirs_exist_ok=True)
-    state = json.dumps(PowerMeans().state)
-    (folder / "harness.html").write_text(HARNESS.format(state=state, module="power_means"), encoding="utf-8")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=folder))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--headless"])
-        page = browser.new_page(viewport={"width": 1100, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/harness.html")
-        page.wait_for_function("() => window.__ready === true", timeout=15_000)
-        yield page
-        browser.close()
-        assert not errors, errors
-    server.shutdown()
-    server.server_close()
+    yield from harness_page(tmp_path_factory, "power_means", PowerMeans().state)
 
 
 def check(page) -> dict:
