@@ -281,7 +281,7 @@ SOFT_IMAGES = """() => [...document.querySelectorAll("main img")].filter(image =
 #: At a phone's width: how far the page scrolls sideways, and each explorable control (slider,
 #: select, button) without a 44 px target (its own box or its label's), a name or (for a slider) a
 #: spoken value; and each draggable particle (role=slider) without a name or a spoken value. (A
-#: particle is drawn at its size in the figure, not at 44 px: its keyboard handle is the same element.)
+#: particle is drawn at its size in the figure; its 44 px target is checked by a drag, below.)
 PHONE_CHECK = """() => {
     const root = document.scrollingElement;
     const named = (node) => Boolean(node.getAttribute("aria-label") || node.closest("label")?.textContent.trim()
@@ -300,15 +300,62 @@ PHONE_CHECK = """() => {
 }"""
 
 
+#: The press that tests a particle's touch target: the particle (of the first figure that has any)
+#: and a point REACH px from its centre, inside its plot, nearer to it than to any other particle,
+#: with the most room to spare; and a point MOVE px from there towards the plot's centre.
+REACH, MOVE = 20, 30
+FAR_PRESS = """([reach, move]) => {
+    const figure = [...document.querySelectorAll("figure[data-explorable]")]
+        .find(f => f.querySelector(".xp-handle"));
+    if (!figure) return null;
+    figure.querySelector(".xp-handle").scrollIntoView({block: "center"});
+    const handles = [...figure.querySelectorAll(".xp-handle")];
+    const centre = (node) => { const b = node.getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; };
+    let best = null;
+    handles.forEach((node, index) => {
+        const [cx, cy] = centre(node), svg = node.ownerSVGElement, box = svg.getBoundingClientRect();
+        for (let k = 0; k < 16; k++) {
+            const x = cx + reach * Math.cos(k * Math.PI / 8), y = cy + reach * Math.sin(k * Math.PI / 8);
+            if (!svg.contains(document.elementFromPoint(x, y))) continue;
+            const room = Math.min(...handles.filter(other => other !== node)
+                .map(other => Math.hypot(x - centre(other)[0], y - centre(other)[1])), Infinity) - reach;
+            if (room > 0 && (!best || room > best.room)) {
+                const [mx, my] = [box.left + box.width / 2 - x, box.top + box.height / 2 - y];
+                const length = Math.hypot(mx, my) || 1;
+                best = {index, room, x, y, to: [x + move * mx / length, y + move * my / length],
+                        drawn: Math.max(node.getBoundingClientRect().width, node.getBoundingClientRect().height)};
+            }
+        }
+    });
+    window.__handleCentres = () => [...figure.querySelectorAll(".xp-handle")].map(centre);
+    return best && {...best, before: window.__handleCentres()};
+}"""
+
+
 @pytest.mark.parametrize("path", CHAPTER_PAGES)
 def test_on_a_phone_nothing_scrolls_sideways_and_controls_are_usable(browser: Browser, base_url: str, path: str) -> None:
+    """At 390 px: nothing scrolls sideways; every control has a 44 px target, a name and a spoken
+    value; and a particle (where the explorable has them) is dragged by a press REACH px from its
+    centre, outside the dot as drawn: a touch target of 2 x REACH px at least."""
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(base_url + path, wait_until="networkidle")
     page.wait_for_function("() => [...document.querySelectorAll('figure[data-explorable]')].every(f => f.dataset.ready)")
     found = page.evaluate(PHONE_CHECK)
+    press = page.evaluate(FAR_PRESS, [REACH, MOVE])
+    if press:
+        page.mouse.move(press["x"], press["y"])
+        page.mouse.down()
+        page.mouse.move(*press["to"], steps=5)
+        page.mouse.up()
+        after = page.evaluate("() => window.__handleCentres()")
     page.close()
     assert found["sideways"] <= 0, f"{path} scrolls {found['sideways']} px sideways at 390 px"
     assert found["controls"] >= 1 and not found["bad"], found
+    if press:
+        shifts = [((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 for (x0, y0), (x1, y1) in zip(press["before"], after)]
+        assert press["drawn"] / 2 < REACH, f"{path}: the press lies inside the particle as drawn ({press['drawn']:.0f} px)"
+        assert max(shifts) > 4 and shifts.index(max(shifts)) == press["index"], (
+            f"{path}: a press {REACH} px from particle {press['index']}'s centre moved the particles by {shifts} px")
 
 
 def test_one_search_box_and_the_pdf_and_issues_buttons(browser: Browser, base_url: str) -> None:

@@ -155,8 +155,39 @@ export function plot({ width = 420, height = 320, x, y, label, margin = { left: 
   return Object.assign(area, { svg, layer, sx, sy, ix, iy, axes, pointer, width, height, margin });
 }
 
-// Make an SVG element draggable by pointer and by arrow keys (focusable, named by `label`):
-// onMove([x, y]) gets the new position in data coordinates, clipped to the plot's ranges.
+// The touch target of a draggable particle: a press within HANDLE_REACH px (CSS pixels, whatever
+// the plot's scale) of its centre grabs it, the nearest one where several are in reach. So every
+// particle has a 44 px target however small it is drawn, and a dense population still gives each
+// particle the presses nearer to it than to any other.
+const HANDLE_REACH = 22;
+const DRAGS = new WeakMap();  // handle -> starts its drag from a pointerdown
+
+function nearestHandle(svg, event) {
+  let nearest = null, best = HANDLE_REACH;
+  for (const node of svg.querySelectorAll(".xp-handle")) {
+    const box = node.getBoundingClientRect();
+    if (!DRAGS.has(node) || (box.width === 0 && box.height === 0)) continue;
+    const distance = Math.hypot(event.clientX - (box.left + box.width / 2), event.clientY - (box.top + box.height / 2));
+    if (distance <= best) { nearest = node; best = distance; }  // ties go to the one drawn on top
+  }
+  return nearest;
+}
+
+// One listener per document, in the capture phase: a press in an explorable's plot (the first <svg>
+// on the event's path, shadow roots included) grabs the plot's nearest particle in reach.
+const LISTENING = new WeakSet();
+function grabNearest(event) {
+  const svg = event.composedPath().find((node) => node instanceof SVGSVGElement);
+  const node = svg && nearestHandle(svg, event);
+  if (!node) return;
+  event.preventDefault();
+  event.stopPropagation();
+  DRAGS.get(node)(event);
+}
+
+// Make an SVG element draggable by pointer (a 44 px target, above) and by arrow keys (focusable,
+// named by `label`, its position spoken): onMove([x, y]) gets the new position in data
+// coordinates, clipped to the plot's ranges.
 export function draggable(area, node, { label, get, onMove, keyStep = 0.05 }) {
   node.setAttribute("tabindex", "0");
   node.setAttribute("role", "slider");
@@ -169,14 +200,20 @@ export function draggable(area, node, { label, get, onMove, keyStep = 0.05 }) {
   const moved = onMove;
   onMove = (position) => { moved(position); speak(); };
   const clip = ([px, py]) => [Math.min(Math.max(px, area.x[0]), area.x[1]), Math.min(Math.max(py, area.y[0]), area.y[1])];
-  node.addEventListener("pointerdown", (event) => {
-    event.preventDefault();
+  DRAGS.set(node, (event) => {
+    // the particle keeps its offset from the press: it moves with the finger, not under it
+    const [gx, gy] = area.pointer(event), [hx, hy] = get();
     node.setPointerCapture(event.pointerId);
-    const move = (e) => onMove(clip(area.pointer(e)));
+    const move = (e) => { const [px, py] = area.pointer(e); onMove(clip([px - gx + hx, py - gy + hy])); };
     const up = () => { node.removeEventListener("pointermove", move); node.removeEventListener("pointerup", up); };
     node.addEventListener("pointermove", move);
     node.addEventListener("pointerup", up);
   });
+  const page = node.ownerDocument;
+  if (!LISTENING.has(page)) {
+    LISTENING.add(page);
+    page.addEventListener("pointerdown", grabNearest, { capture: true });
+  }
   node.addEventListener("keydown", (event) => {
     const [px, py] = get();
     const dx = (area.x[1] - area.x[0]) * keyStep, dy = (area.y[1] - area.y[0]) * keyStep;
