@@ -31,11 +31,11 @@ figures, tables and equations LaTeX numbers itself, by chapter), and
 links references to exercises in other chapters, printing a ``{numref}``'s number, not "??"
 (:class:`ExerciseNumbers`).
 
-**The API reference is a document of its own.** The book's PDF leaves ``book/api`` out
+**The API reference is a document of its own.** The book's PDF leaves ``book/api`` and its pages out
 (:data:`LEFT_OUT`; its table of contents is :func:`pdf_toc`), so its references to ``setfuncs``'s
 API print as code without a link; ``make api-pdf`` builds the API reference alone
 (``python scripts/pdf_book.py --api OUT``: a configuration and a table of contents whose root is
-``book/api``), into ``_build/api/_build/latex/setfuncs-api.pdf``.
+``book/api``, its pages ``book/api/*`` the chapters), into ``_build/api/_build/latex/setfuncs-api.pdf``.
 
 Usage: ``python scripts/pdf_book.py CONFIG [TOC]`` writes the book's PDF configuration (and table
 of contents); ``python scripts/pdf_book.py --api FOLDER`` writes FOLDER/_config.yml and
@@ -330,11 +330,16 @@ def pdf_toc(toc: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def api_sources(folder: Path) -> None:
     """``folder/_config.yml`` and ``folder/_toc.yml``: the API reference as a PDF of its own,
-    ``setfuncs-api.pdf``, built from the repository (``jupyter-book build . --config ... --toc ...``)."""
+    ``setfuncs-api.pdf``, built from the repository (``jupyter-book build . --config ... --toc ...``):
+    its index page, then its pages (``book/api/*``, in the book's order) as chapters."""
     config = pdf_config(target="setfuncs-api.tex")
     config["title"] = "setfuncs: API reference"
     write_yaml(folder / "_config.yml", config)
-    write_yaml(folder / "_toc.yml", {"format": "jb-book", "root": LEFT_OUT[0]})
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    entries = [entry for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]) for entry in part["chapters"]]
+    pages = next(entry.get("sections", []) for entry in entries if entry.get("file") == LEFT_OUT[0])
+    write_yaml(folder / "_toc.yml", {"format": "jb-book", "root": LEFT_OUT[0],
+                                     "chapters": [{"file": page["file"]} for page in pages]})
 
 
 def write_yaml(path: Path, data: dict[str, Any]) -> None:

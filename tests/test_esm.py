@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from setfuncs.explorables.esm import module_source
+from setfuncs.explorables.esm import module_order, module_source
 
 
 def write(folder: Path, **files: str) -> Path:
@@ -24,6 +24,13 @@ def test_siblings_are_inlined_once_in_import_order_without_export(tmp_path: Path
     source = module_source("entry", folder)
     assert source.count("function a()") == 1 and "export function" not in source and "import" not in source
     assert source.index("function a()") < source.index("const b") < source.index("export default")
+
+
+def test_a_module_comes_after_everything_it_imports_each_once(tmp_path: Path) -> None:
+    folder = write(tmp_path, lib="export const a = 1;\n", more='import { a } from "./lib.js";\nexport const b = a;\n',
+                   entry='import { b } from "./more.js";\nimport { a } from "./lib.js";\nexport default {};\n')
+    assert module_order("entry", folder) == ["lib", "more", "entry"]
+    assert module_order("circle") == ["lib", "deepset", "welzl", "circle_data", "circle"]
 
 
 @pytest.mark.parametrize("files, message", [

@@ -17,7 +17,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["JS_DIR", "module_source"]
+__all__ = ["JS_DIR", "module_order", "module_source"]
 
 #: The folder of the explorables' front-end modules, which the wheel ships as package data.
 JS_DIR = Path(str(resources.files("setfuncs.explorables") / "js"))
@@ -48,10 +48,11 @@ def _imports(source: str, path: str) -> tuple[list[str], str]:
     return names, rest
 
 
-def module_source(name: str, folder: Path = JS_DIR) -> str:
-    """The explorable ``name`` (``js/<name>.js``) as one self-contained ES module."""
+def module_order(name: str, folder: Path = JS_DIR) -> list[str]:
+    """The module ``name`` and every sibling it imports, directly or not, each once: the imported
+    before the importing, ``name`` last (the order :func:`module_source` inlines them in, and the
+    files a page that shows the explorable needs)."""
     order: list[str] = []
-    seen_names: dict[str, str] = {}
 
     def visit(sibling: str, stack: tuple[str, ...]) -> None:
         if sibling in stack:
@@ -64,6 +65,13 @@ def module_source(name: str, folder: Path = JS_DIR) -> str:
         order.append(sibling)
 
     visit(name, ())
+    return order
+
+
+def module_source(name: str, folder: Path = JS_DIR) -> str:
+    """The explorable ``name`` (``js/<name>.js``) as one self-contained ES module."""
+    order = module_order(name, folder)
+    seen_names: dict[str, str] = {}
     for sibling in order:
         source = _read(sibling, folder)
         for match in IMPORT.finditer(source):

@@ -5,7 +5,8 @@
 // save_changes and send, as anywidget's model has them. Once drawn, the figure is marked data-ready
 // (the browser test's "interactive"), which hides its still frame (css/book.css, and the rule
 // below for pages without it); if the module fails, the still frame stays and the error goes to
-// the console.
+// the console. Either way the figure is then marked data-settled and sends "explorable-settled",
+// which MathJax waits for before it typesets the page (scripts/book_pages.py).
 
 const HERE = new URL(".", import.meta.url);
 const STYLE = document.createElement("style");
@@ -44,11 +45,17 @@ async function start(figure) {
 // The loader runs as soon as it has loaded (async), often while the page is still being parsed:
 // each figure starts as the parser reaches it, not after every other script of the page.
 const started = new WeakSet();
+function settled(figure) {
+  figure.dataset.settled = "true";
+  figure.dispatchEvent(new Event("explorable-settled"));
+}
 function startAll() {
   for (const figure of document.querySelectorAll("figure[data-explorable]")) {
     if (started.has(figure)) continue;
     started.add(figure);
-    start(figure).catch((error) => console.error(`explorable ${figure.dataset.explorable}:`, error));
+    start(figure)
+      .catch((error) => console.error(`explorable ${figure.dataset.explorable}:`, error))
+      .finally(() => settled(figure));
   }
 }
 startAll();
