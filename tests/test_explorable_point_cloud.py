@@ -12,6 +12,7 @@ the azimuth and a drag up and down the elevation, and the read-outs still agree 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import shutil
@@ -37,9 +38,9 @@ def clouds() -> tuple[np.ndarray, list[str]]:
     return x, names
 
 
-def model() -> PointCloudClassifier:
+def model(spec: str = "max/max") -> PointCloudClassifier:
     torch.manual_seed(3)
-    return PointCloudClassifier(12, "max/max", hidden=16, equivariant_layers=2, dropout=0.5).eval()
+    return PointCloudClassifier(12, spec, hidden=16, equivariant_layers=2, dropout=0.5).eval()
 
 
 def test_clouds_travel_within_half_a_quantisation_step() -> None:
@@ -75,20 +76,26 @@ def test_the_turn_is_rotate_z_then_a_turn_about_x() -> None:
     assert np.allclose(np.linalg.norm(both, axis=1), np.linalg.norm(cloud, axis=1), atol=1e-5)
 
 
-def test_readouts_are_the_package_pipeline_on_the_same_subset() -> None:
+def test_readouts_are_the_package_pipeline_on_the_same_subset_for_each_model() -> None:
     x, names = clouds()
-    net = model()
-    widget = PointCloud(x, names, net, shape="torus", n=37, azimuth=47.5, elevation=-20.0, seed=5)
+    nets = {spec: model(spec) for spec in ("max/max", "max/r-lse", "max/r-lme")}
+    widget = PointCloud(x, names, nets, shape="torus", n=37, azimuth=47.5, elevation=-20.0, seed=5)
     state = dict(widget.state)
+    assert state["model_labels"] == list(nets)
     shown = PointCloud.readouts(state)
     subset = decode_cloud(state["clouds"]["torus"])[subset_order(300, 5)[:37]]
     turned_subset = turned(subset, 47.5, -20.0)
     # evaluate.probabilities subsamples n of n points (a permutation, which a Deep Set ignores),
     # standardises and takes the softmax of the trained model's logits
-    truth = package_probabilities(net, turned_subset[None], 37)[0]
-    assert np.allclose([shown[f"p_{name}"] for name in names], truth, atol=1e-6)
-    assert shown["predicted"] == float(np.argmax(truth))
-    assert np.allclose(probabilities(load_model(export_model(net)), turned_subset), truth, atol=1e-6)
+    for k, net in enumerate(nets.values()):
+        truth = package_probabilities(net, turned_subset[None], 37)[0]
+        assert np.allclose([shown[f"p{k}_{name}"] for name in names], truth, atol=1e-6)
+        assert shown[f"predicted{k}"] == float(np.argmax(truth))
+        assert np.allclose(probabilities(load_model(export_model(net)), turned_subset), truth, atol=1e-6)
+    alone = PointCloud.readouts(dict(PointCloud(x, names, nets["max/r-lse"], shape="torus", n=37, azimuth=47.5,
+                                                elevation=-20.0, seed=5).state))
+    assert alone == {key.replace("p1_", "p0_").replace("predicted1", "predicted0"): value
+                     for key, value in shown.items() if key.startswith(("p1_", "predicted1"))}, "one model alone reads the same"
 
 
 def test_the_initial_state_is_checked() -> None:
@@ -97,8 +104,10 @@ def test_the_initial_state_is_checked() -> None:
         PointCloud(x, names, model(), shape="teapot")
     with pytest.raises(ValueError, match="n in 1..300"):
         PointCloud(x, names, model(), n=301)
-    with pytest.raises(ValueError, match="outputs for 11 classes"):
+    with pytest.raises(ValueError, match=r"not one per class \(11 classes\)"):
         PointCloud(x[:11], names[:11], model(), shape="L")
+    with pytest.raises(ValueError, match="at least one"):
+        PointCloud(x, names, {}, shape="L")
 
 
 class Quiet(SimpleHTTPRequestHandler):
@@ -114,7 +123,7 @@ def test_dragging_the_cloud_turns_it(tmp_path: Path) -> None:
 
     from test_browser import CHROMIUM_ARGS
     x, names = clouds()
-    widget = PointCloud(x, names, model(), shape="T", n=60)
+    widget = PointCloud(x, names, {spec: model(spec) for spec in ("max/max", "max/r-lse")}, shape="T", n=60)
     shutil.copytree(JS_DIR, tmp_path / "explorables")
     (tmp_path / "page.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">'
@@ -143,7 +152,9 @@ def test_dragging_the_cloud_turns_it(tmp_path: Path) -> None:
             shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll("[data-readout]")]
                 .map(node => [node.dataset.readout, Number(node.dataset.value)]))""")
             state = {**widget.state, "azimuth": azimuth, "elevation": elevation}
-            for key, truth in PointCloud.readouts(state).items():
+            truths = PointCloud.readouts(state)
+            assert {"p1_T", "predicted1"} <= set(truths) <= set(shown), "every model's read-outs on the page"
+            for key, truth in truths.items():
                 assert shown[key] == pytest.approx(truth, abs=PointCloud.tolerance), key
             assert not errors, errors
             browser.close()
@@ -154,15 +165,25 @@ def test_dragging_the_cloud_turns_it(tmp_path: Path) -> None:
 
 def test_the_chapter_call_starts_at_the_training_size_and_keeps_the_page_light() -> None:
     from setfuncs.experiments.pointcloud import QUICK, MEDIUM
-    from setfuncs.experiments.pointcloud.lesson import LiveRun, cloud_explorable, example_clouds
+    from setfuncs.experiments.pointcloud.lesson import STATE_LIMIT, LiveRun, cloud_explorable, example_clouds
+    from setfuncs.model import parameter_count
 
     examples = example_clouds(points=1000)
     torch.manual_seed(0)
     for budget in (QUICK, MEDIUM):
-        net = PointCloudClassifier(12, "max/max", hidden=budget.hidden, equivariant_layers=budget.equivariant_layers)
-        widget = cloud_explorable(examples, LiveRun("max/max", 0, budget, net, (), 0.0, {}))
+        runs = {spec: LiveRun(spec, 0, budget, PointCloudClassifier(12, spec, hidden=budget.hidden,
+                                                                     equivariant_layers=budget.equivariant_layers),
+                              (), 0.0, {}) for spec in ("max/max", "max/r-lse", "max/r-lme")}
+        widget = cloud_explorable(examples, runs)
         state = widget.state
         assert (state["shape"], state["n"], state["trained_points"]) == ("cylinder", budget.points, budget.points)
         size = len(json.dumps(state, separators=(",", ":")))
-        assert size < 160_000, f"{budget.name}: a state of {size:,} bytes"
-        assert state["model"]["precision"] == ("float32" if budget is QUICK else "float16")
+        assert size <= STATE_LIMIT, f"{budget.name}: a state of {size:,} bytes"
+        assert state["model_labels"] + state["left_out"] == list(runs) and state["model_labels"][0] == "max/max"
+        assert [model["precision"] for model in state["models"]] == [
+            "float32" if parameter_count(runs[spec].model) <= 10_000 else "float16" for spec in state["model_labels"]]
+        assert state["models"][0]["precision"] == ("float32" if budget is QUICK else "float16")
+        if budget is QUICK:
+            assert state["left_out"] == [], "the book's build shows every live model"
+    with pytest.raises(ValueError, match="one size"):
+        cloud_explorable(examples, {"a": runs["max/max"], "b": dataclasses.replace(runs["max/r-lse"], budget=QUICK)})

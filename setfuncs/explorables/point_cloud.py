@@ -1,9 +1,9 @@
-r"""Chapter 10's explorable: one point cloud, subsampled to any :math:`n`, turned, and classified.
+r"""Chapter 10's explorable: one point cloud, subsampled to any :math:`n`, turned, and classified by each model.
 
 The reader picks one of the chapter's example clouds (one per class of the offline shapes), the
 number of points :math:`n` it is subsampled to, and two angles that turn it; the page draws the
-subset in 3-D and shows the class probabilities a trained classifier gives it, all computed in the
-browser:
+subset in 3-D and shows the class probabilities each trained classifier (the chapter's live models,
+one aggregation each) gives it, all computed in the browser:
 
 * **subsample**: a uniform random subset without replacement, as
   :func:`~setfuncs.experiments.pointcloud.preprocess.subsample` draws it (the first :math:`n` points
@@ -17,13 +17,13 @@ browser:
 * **standardise** (:func:`~setfuncs.experiments.pointcloud.preprocess.standardize`, exactly what the
   model sees at test time): clip to :math:`\pm 100` times the mean absolute coordinate, subtract the
   mean and divide by the standard deviation of all :math:`3n` coordinates;
-* **classify**: the exported model (:func:`~setfuncs.explorables.weights.export_model`, run by
+* **classify**: each exported model (:func:`~setfuncs.explorables.weights.export_model`, run by
   ``js/deepset.js``) and the softmax of its logits.
 
 The clouds travel as 16-bit integers (base64, little-endian) with one scale per cloud, a step of at
 most 1/32,767 of the cloud's largest coordinate; the page and :meth:`PointCloud.readouts` decode the
-same numbers. The read-outs are the probability of every class and the predicted class; Python
-computes them with the package's ``rotate_z``, ``standardize`` and the torch model
+same numbers. The read-outs are, for the :math:`k`-th model, the probability of every class
+(``p<k>_<class>``) and the predicted class (``predicted<k>``); Python computes them with the package's ``rotate_z``, ``standardize`` and the torch model
 (:func:`~setfuncs.explorables.weights.load_model`), in float32, so they agree with the page's
 float64 to about :math:`10^{-6}`.
 """
@@ -31,6 +31,7 @@ float64 to about :math:`10^{-6}`.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from typing import Any, Sequence
 
 import matplotlib.pyplot as plt
@@ -47,6 +48,8 @@ __all__ = ["PointCloud", "CAMERA", "encode_cloud", "decode_cloud", "subset_order
 
 #: The fixed camera of the drawing (degrees): turned by ``azimuth`` about z, looking down ``elevation``.
 CAMERA = {"azimuth": -30.0, "elevation": 35.0}
+#: The models' colours, in the page and in the still frame (js/point_cloud.js has the same).
+MODEL_COLOURS = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b"]
 #: The largest 16-bit integer, the quantisation's full scale.
 FULL_SCALE = 32767
 
@@ -110,8 +113,9 @@ def _camera(points: np.ndarray) -> np.ndarray:
 
 
 class PointCloud(Explorable):
-    """A cloud subsampled to ``n`` points and turned by two angles, drawn in 3-D, with a trained
-    classifier's class probabilities for exactly that input."""
+    """A cloud subsampled to ``n`` points and turned by two angles, drawn in 3-D, with each trained
+    classifier's class probabilities for exactly that input (``models``: one model, or several by label;
+    ``left_out`` names models not shown, which the page says)."""
 
     module = "point_cloud"
     _esm = module_source(module)
@@ -119,25 +123,35 @@ class PointCloud(Explorable):
               {"shape": "L", "n": 9, "azimuth": -121.0, "elevation": 28.5}]
     tolerance = 1e-5
 
-    def __init__(self, clouds: np.ndarray, class_names: Sequence[str], model: torch.nn.Module, shape: str = "star",
+    def __init__(self, clouds: np.ndarray, class_names: Sequence[str],
+                 models: torch.nn.Module | Mapping[str, torch.nn.Module], shape: str = "star",
                  n: int = 50, azimuth: float = 0.0, elevation: float = 0.0, seed: int = 1,
-                 trained_points: int | None = None, precision: str = "float32", label: str = "") -> None:
+                 trained_points: int | None = None, precision: str | Mapping[str, str] = "float32", label: str = "",
+                 left_out: Sequence[str] = ()) -> None:
         clouds = np.asarray(clouds)
         names = list(class_names)
         if clouds.ndim != 3 or clouds.shape[2] != 3 or len(clouds) != len(names):
             raise ValueError(f"need one cloud [N, 3] per class name, got clouds {clouds.shape} and {len(names)} names")
         if shape not in names or not 1 <= n <= clouds.shape[1]:
             raise ValueError(f"shape must be one of {names} and n in 1..{clouds.shape[1]}, got {shape!r}, {n}")
-        exported = export_model(model, precision)
-        if exported["out_features"] != len(names):
-            raise ValueError(f"the model has {exported['out_features']} outputs for {len(names)} classes")
+        runs = dict(models) if isinstance(models, Mapping) else {models.spec: models}
+        if not runs:
+            raise ValueError("models: give at least one trained classifier")
+        precisions = dict(precision) if isinstance(precision, Mapping) else {label: precision for label in runs}
+        if set(precisions) != set(runs):
+            raise ValueError(f"precision: give one for each model {list(runs)}, got {list(precisions)}")
+        exported = [export_model(model, precisions[label]) for label, model in runs.items()]
+        wrong = {label: e["out_features"] for label, e in zip(runs, exported) if e["out_features"] != len(names)}
+        if wrong:
+            raise ValueError(f"models {wrong} have that many outputs, not one per class ({len(names)} classes)")
         state = {"classes": names, "clouds": {name: encode_cloud(c) for name, c in zip(names, clouds)},
                  "shape": shape, "n": n, "azimuth": azimuth, "elevation": elevation, "seed": seed,
-                 "camera": CAMERA, "model": exported, "trained_points": trained_points, "label": label}
+                 "camera": CAMERA, "models": exported, "model_labels": list(runs), "trained_points": trained_points,
+                 "label": label, "left_out": list(left_out)}
         super().__init__(state, alt=f"A {shape!r} cloud drawn in 3-D: {n} of its {clouds.shape[1]:,} points in blue "
                                     f"over all of them in light grey, turned by azimuth {azimuth:g} and elevation "
                                     f"{elevation:g} degrees; beside it a bar chart of the {len(names)} class "
-                                    f"probabilities the {model.spec} classifier gives these {n} points.")
+                                    f"probabilities that each of the classifiers {', '.join(runs)} gives these {n} points.")
 
     @classmethod
     def example(cls) -> "PointCloud":
@@ -145,21 +159,26 @@ class PointCloud(Explorable):
 
         clouds, _, names = synthetic_shapes(1, "train", points=400, seed=0)
         torch.manual_seed(0)
-        model = PointCloudClassifier(len(names), "max/max", hidden=16, equivariant_layers=2, dropout=0.5)
-        return cls(clouds, names, model, trained_points=100)
+        models = {spec: PointCloudClassifier(len(names), spec, hidden=16, equivariant_layers=2, dropout=0.5)
+                  for spec in ("max/max", "max/r-lse")}
+        return cls(clouds, names, models, trained_points=100)
 
     @classmethod
     def readouts(cls, state: dict[str, Any]) -> dict[str, float]:
         _, subset = _subset(state)
-        p = probabilities(load_model(state["model"]), subset)
-        return {**{f"p_{name}": float(v) for name, v in zip(state["classes"], p)}, "predicted": float(np.argmax(p))}
+        found: dict[str, float] = {}
+        for k, exported in enumerate(state["models"]):
+            p = probabilities(load_model(exported), subset)
+            found |= {f"p{k}_{name}": float(v) for name, v in zip(state["classes"], p)}
+            found[f"predicted{k}"] = float(np.argmax(p))
+        return found
 
     def still(self) -> Figure:
         state = self.state
         cloud, subset = _subset(state)
         values = self.readouts(state)
         names = state["classes"]
-        probs = np.array([values[f"p_{name}"] for name in names])
+        labels = state["model_labels"]
         fig, (left, right) = plt.subplots(1, 2, figsize=(7.4, 3.8), width_ratios=(1.1, 1), layout="constrained")
         full = _camera(turned(cloud, state["azimuth"], state["elevation"]).astype(np.float64))
         seen = _camera(subset.astype(np.float64))
@@ -177,11 +196,16 @@ class PointCloud(Explorable):
             left.text(*(origin + 0.2 * radius * axis[:2]), name, fontsize=10, ha="center", va="center")
         left.set_title(f"{state['shape']!r}: n = {len(subset)} of {len(cloud):,} points,\nazimuth {state['azimuth']:g}°, "
                        f"elevation {state['elevation']:g}°", fontsize=10)
-        best = int(values["predicted"])
-        colours = ["#ff7f0e" if k == best else "#1f77b4" for k in range(len(names))]
-        right.barh(range(len(names)), probs, color=colours)
+        height = 0.8 / len(labels)
+        for k, label in enumerate(labels):  # one bar per model in each class's row, the predicted one outlined
+            probs = np.array([values[f"p{k}_{name}"] for name in names])
+            best = int(values[f"predicted{k}"])
+            rows = np.arange(len(names)) - 0.4 + height * (k + 0.5)
+            right.barh(rows, probs, height=height, color=MODEL_COLOURS[k % len(MODEL_COLOURS)], label=label,
+                       edgecolor=["black" if c == best else "none" for c in range(len(names))], linewidth=1.2)
         right.set(xlim=(0, 1), yticks=range(len(names)), ylim=(len(names) - 0.5, -0.5))
         right.set_yticklabels([f"{name} (true)" if name == state["shape"] else name for name in names], fontsize=9)
         right.tick_params(labelsize=9)
-        right.set_xlabel(f"class probability ({state['model']['spec']}, orange: predicted)", fontsize=9)
+        right.set_xlabel("class probability (outlined: each model's prediction)", fontsize=9)
+        right.legend(fontsize=8, loc="lower right")
         return fig

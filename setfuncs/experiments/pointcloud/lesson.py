@@ -77,17 +77,44 @@ def data_table(budgets: Mapping[str, Budget] = BUDGETS) -> Table:
                         ("test_points", "points each", "{:,}")], f"The {SHAPES} at every budget")
 
 
-def cloud_explorable(examples: Examples, run: LiveRun, name: str = "cylinder", n: int | None = None) -> Any:
+#: The most a chapter's explorable state may weigh (bytes of JSON): the page stays within its 1.5 MB
+#: gzipped (tests/test_browser.py). Three live models of the `quick` budget fit (232 kB); at `medium`
+#: the recurrent models' weights (216 kB each, float16) do not, and only the first model is shown.
+STATE_LIMIT = 240_000
+
+
+def cloud_explorable(examples: Examples, runs: Mapping[str, LiveRun] | LiveRun, name: str = "cylinder",
+                     n: int | None = None, limit: int = STATE_LIMIT) -> Any:
     """The clouds of ``examples`` in the reader's hands (``setfuncs.explorables.point_cloud.PointCloud``),
-    starting on class ``name`` at ``n`` points (default: the training size of ``run``): subsampled to any
-    number of points, turned about z and x, and classified in the browser by the live model of ``run``
-    with exactly the preprocessing it saw (standardisation after subsampling)."""
+    starting on class ``name`` at ``n`` points (default: the training size of the runs): subsampled to any
+    number of points, turned about z and x, and classified in the browser by the live model of each of
+    ``runs`` (by spec; one run alone is taken as such) with exactly the preprocessing it saw
+    (standardisation after subsampling). Models are added in order while the state stays within
+    ``limit`` bytes; the first is always shown, and those left out are named under the figure."""
+    import json
+
     from setfuncs.explorables.point_cloud import PointCloud
 
-    n = run.budget.points if n is None else n
-    precision = "float32" if parameter_count(run.model) <= 10_000 else "float16"  # a page's state stays light
-    return PointCloud(examples.clouds, examples.class_names, run.model, shape=name, n=n,
-                      trained_points=run.budget.points, precision=precision, label=SHAPES)
+    runs = {runs.spec: runs} if isinstance(runs, LiveRun) else dict(runs)
+    sizes = {run.budget.points for run in runs.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"runs: every model must be trained on clouds of one size, got {sorted(sizes)} points")
+    trained = sizes.pop()
+    n = trained if n is None else n
+
+    def explorable(specs: list[str], left_out: list[str]) -> Any:
+        precision = {spec: "float32" if parameter_count(runs[spec].model) <= 10_000 else "float16"  # a light page
+                     for spec in specs}
+        return PointCloud(examples.clouds, examples.class_names, {spec: runs[spec].model for spec in specs},
+                          shape=name, n=n, trained_points=trained, precision=precision, label=SHAPES,
+                          left_out=left_out)
+
+    shown = [next(iter(runs))]
+    for spec in list(runs)[1:]:
+        trial = explorable([*shown, spec], [])
+        if len(json.dumps(trial.state, separators=(",", ":"))) <= limit:
+            shown.append(spec)
+    return explorable(shown, [spec for spec in runs if spec not in shown])
 
 
 def _stages(examples: Examples, name: str) -> list[tuple[str, list[np.ndarray]]]:

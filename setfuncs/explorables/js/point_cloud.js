@@ -1,5 +1,5 @@
 // Chapter 10: one point cloud subsampled to n points, turned by an azimuth (about the up axis z) and
-// an elevation (about x), drawn in 3-D by a fixed camera, and classified by the trained model in the
+// an elevation (about x), drawn in 3-D by a fixed camera, and classified by each trained model in the
 // browser: the same subset (the first n points in the order of N mulberry32 keys), the same turn
 // x' = R_x(elevation) R_z(azimuth) x and the same standardisation (clip to ±100 mean |x|, then one
 // mean and one standard deviation over all 3n coordinates) as setfuncs/explorables/point_cloud.py.
@@ -8,6 +8,8 @@ import { choice, fmt, h, mulberry32, readout, root, s, slider } from "./lib.js";
 
 const PC_SIDE = 340;
 const PC_BLUES = ["#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
+// the models' colours (point_cloud.py's MODEL_COLOURS, for the still frame)
+const PC_MODEL_COLOURS = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b"];
 
 // A cloud of setfuncs.explorables.point_cloud.encode_cloud: base64 int16 q (little-endian), x = q * scale.
 function pcDecode({ points, scale, data }) {
@@ -58,7 +60,7 @@ function pcCamera([x, y, z], camera) {
 export default {
   render({ model, el }) {
     const state = structuredClone(model.get("state"));
-    const weights = state.model; // one object, so deepset.js decodes its weights once
+    const runs = state.models.map((weights, k) => ({ weights, label: state.model_labels[k], k })); // decoded once each
     const clouds = {};
     const cloudOf = (name) => (clouds[name] ??= pcDecode(state.clouds[name]));
     const orders = {};
@@ -75,21 +77,27 @@ export default {
     const axesLayer = s("g", { "font-size": 13 });
     svg.append(background, fullDots, ...subsetLayers, axesLayer);
 
-    // the class probabilities, one bar per class (a grid: names, bars, values in aligned columns)
+    // every model's class probabilities in one grid: a row per class (its name, a thin bar per model in
+    // the model's colour, the predicted class's bar outlined, and the values in the same order)
+    for (const run of runs) run.colour = PC_MODEL_COLOURS[run.k % PC_MODEL_COLOURS.length];
     const bars = state.classes.map((name) => {
-      const fill = h("div", { style: "height: 100%; width: 0; background: #1f77b4" });
-      const track = h("div", { style: "height: 0.9rem; background: rgba(127,127,127,0.15)" }, fill);
-      const value = readout(`p_${name}`, "");
-      value.style.cssText = "text-align: right; white-space: nowrap";
+      const fills = runs.map((run) => h("div", { style: `height: 0.3rem; width: 0; margin: 1px 0; background: ${run.colour}` }));
+      const track = h("div", { style: "background: rgba(127,127,127,0.15); padding: 1px 0" }, ...fills);
+      const values = runs.map((run) => {
+        const value = readout(`p${run.k}_${name}`, "");
+        value.style.cssText = `display: inline-block; min-width: 3.2em; font-size: 0.9em; text-align: right; color: ${run.colour}`;
+        return value;
+      });
       const label = h("span", { style: "white-space: nowrap" }, name);
-      return { name, fill, value, label, track };
+      return { name, fills, values, label, track, shown: h("span", { style: "white-space: nowrap" }, ...values) };
     });
-    const predicted = readout("predicted", "predicted class:");
-    const panel = h("div", { role: "group", "aria-label": "class probabilities",
-      style: "display: grid; grid-template-columns: max-content minmax(2rem, 1fr) max-content; gap: 0.15rem 0.5rem; " +
-        "align-items: center; align-content: start; font-variant-numeric: tabular-nums" },
-    h("div", { class: "xp-note", style: "grid-column: 1 / -1" }, `class probabilities of the live ${weights.spec} model`),
-    ...bars.flatMap((b) => [b.label, b.track, b.value]));
+    for (const run of runs) run.predicted = readout(`predicted${run.k}`, `${run.label} predicts:`);
+    const key = h("div", { style: "grid-column: 1 / -1; display: flex; flex-wrap: wrap; gap: 0 1rem" },
+      ...runs.map((run) => h("span", { style: `font-weight: 600; color: ${run.colour}` }, `\u25a0 ${run.label}`)));
+    const panel = h("div", { role: "group", "aria-label": "class probabilities of each model",
+      style: "display: grid; grid-template-columns: max-content minmax(2rem, 1fr) max-content; gap: 0.1rem 0.4rem; " +
+        "align-items: center; align-content: start; font-variant-numeric: tabular-nums; flex: 1 1 18rem" },
+    key, ...bars.flatMap((b) => [b.label, b.track, b.shown]));
     const caption = h("p", { class: "xp-note" });
 
     let pending = false, saving = null;
@@ -124,21 +132,26 @@ export default {
           s("text", { x: ox + 33 * r - 4, y: oy - 33 * u + 4 }, name)];
       }));
 
-      // what the model sees, and what it says
-      const probabilities = pcSoftmax(forward(weights, pcStandardize(subset)).output);
-      const best = probabilities.indexOf(Math.max(...probabilities));
-      bars.forEach(({ name, fill, value, label }, k) => {
-        const p = probabilities[k];
-        fill.style.width = `${(100 * p).toFixed(2)}%`;
-        fill.style.background = k === best ? "#ff7f0e" : "#1f77b4";
+      // what the models see, and what each says
+      const input = pcStandardize(subset);
+      for (const run of runs) {
+        const probabilities = pcSoftmax(forward(run.weights, input).output);
+        const best = probabilities.indexOf(Math.max(...probabilities));
+        bars.forEach(({ fills, values }, c) => {
+          const p = probabilities[c];
+          fills[run.k].style.width = `${(100 * p).toFixed(2)}%`;
+          fills[run.k].style.outline = c === best ? "1.5px solid currentColor" : "none";
+          values[run.k].set(p, `${(100 * p).toFixed(p < 0.1 ? 1 : 0)}\u00a0%`);
+        });
+        run.predicted.set(best, state.classes[best]);
+      }
+      for (const { name, label } of bars) {
         label.style.fontWeight = name === state.shape ? "700" : "400";
         label.textContent = name === state.shape ? `${name} (true)` : name;
-        value.set(p, `${(100 * p).toFixed(p < 0.1 ? 1 : 0)}\u00a0%`);
-      });
-      predicted.set(best, state.classes[best]);
+      }
       caption.textContent = `${n} of the ${cloud.length.toLocaleString("en")} points of this '${state.shape}' cloud${state.label ? ` (${state.label})` : ""}, ` +
         `turned ${fmt(state.azimuth)}° about z and ${fmt(state.elevation)}° about x, draw ${state.seed}` +
-        (state.trained_points ? `; the model was trained on clouds of ${state.trained_points} points, every heading about z, never tipped over.` : ".");
+        (state.trained_points ? `; the models were trained on clouds of ${state.trained_points} points, every heading about z, never tipped over.` : ".");
       // the notebook's copy of the state (a large one: sent once the reader pauses)
       clearTimeout(saving);
       saving = setTimeout(() => { model.set("state", { ...state }); model.save_changes(); }, 300);
@@ -180,11 +193,12 @@ export default {
         h("button", { type: "button", class: "xp-button", "aria-label": "draw another subset (next seed)",
           onclick: () => { state.seed += 1; draw(); } }, "new draw")),
       h("div", { class: "xp-controls" }, azimuth, elevation),
-      h("div", { class: "xp-panels" }, svg, panel),
-      h("div", { class: "xp-readouts" }, predicted),
+      h("div", { class: "xp-panels", style: "align-items: flex-start" }, svg, panel),
+      h("div", { class: "xp-readouts" }, ...runs.map((run) => run.predicted)),
       caption,
-      h("p", { class: "xp-note" }, "Drag the cloud to turn it. Grey: all the cloud's points; blue: the n the model reads " +
-        "(darker nearer); orange bar: the predicted class."),
+      h("p", { class: "xp-note" }, "Drag the cloud to turn it. Grey: all the cloud's points; blue: the n the models read " +
+        "(darker nearer); outlined bar: the class a model predicts." +
+        (state.left_out?.length ? ` Left out to keep the page light: the ${state.left_out.join(", ")} model${state.left_out.length > 1 ? "s" : ""}.` : "")),
     );
     draw();
   },
