@@ -23,7 +23,7 @@ from .population import check_population, pad_populations
 from .registry import aggregation, spec_names
 from . import budget, plots, powersums, stacked, tables, train
 
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 
 #: The ten model specs of the paper's Table 2 (equivariant / final aggregation).
 TABLE2_SPECS = ("max/max", "max/r-lse", "max/r-sum", "max/q-max", "max/q-sum", "r-sum/r-sum",

@@ -36,10 +36,11 @@ def plot_glimpses(canvas: Tensor, wheres: Sequence[tuple[str, Tensor]], size: in
     r"""One row per named ``z_where = (s, t_x, t_y)`` ``[1, 3]`` of ``wheres``: the canvas ``[1, H, H]``
     with the box in red, the ``size`` x ``size`` glimpse read there
     (:func:`~setfuncs.experiments.attention.glimpse`), and the glimpse written back into a blank
-    canvas (:func:`~setfuncs.experiments.attention.place`)."""
+    canvas (:func:`~setfuncs.experiments.attention.place`). The figure fits the book's 7-inch column:
+    each row's first title gives the box's name on one line and its numbers on the next."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(wheres), 3, figsize=(7.2, 5.0), layout="constrained")
+    fig, axes = plt.subplots(len(wheres), 3, figsize=(6.85, 5.2), layout="constrained", squeeze=False)
     canvas_size = canvas.shape[-1]
     for row, (name, where) in enumerate(wheres):
         look = glimpse(canvas, where, size)
@@ -50,9 +51,9 @@ def plot_glimpses(canvas: Tensor, wheres: Sequence[tuple[str, Tensor]], size: in
         axes[row, 1].set(xticks=[], yticks=[])
         show_canvas(axes[row, 2], back[0].numpy(), box, color="tab:red")
         s, tx, ty = where[0].tolist()
-        axes[row, 0].set_title(f"{name}: s = {s:.2f}, t = ({tx:+.2f}, {ty:+.2f})", fontsize=9)
-        axes[row, 1].set_title(f"glimpse, {size}×{size} pixels", fontsize=9)
-        axes[row, 2].set_title("glimpse written back (place)", fontsize=9)
+        axes[row, 0].set_title(f"{name}:\ns = {s:.2f}, t = ({tx:+.2f}, {ty:+.2f})", fontsize=10)
+        axes[row, 1].set_title(f"glimpse,\n{size}×{size} pixels", fontsize=10)
+        axes[row, 2].set_title("glimpse written back\n(place)", fontsize=10)
     fig.suptitle(title, fontsize=10)
     return fig
 

@@ -69,8 +69,10 @@ def plot_elbo_curves(curves: dict, ax: plt.Axes | None = None) -> Figure:
     """Figure 5b from :func:`~setfuncs.experiments.attention.table.elbo_curves`: mean test ELBO
     against population size (log axis) for every set aggregation (learnable ones solid, plain
     dashed), a dashed vertical line at the training size and a dashed horizontal line at the image
-    localiser's ELBO."""
-    if ax is None:
+    localiser's ELBO. Drawn on ``ax``, it leaves the figure's layout to the caller; on a figure of its
+    own, it lays that figure out."""
+    own = ax is None
+    if own:
         fig, ax = plt.subplots(figsize=(6, 3.6))
     else:
         fig = ax.figure
@@ -86,5 +88,6 @@ def plot_elbo_curves(curves: dict, ax: plt.Axes | None = None) -> Figure:
     ax.set_xlabel("population size n (particles)")
     ax.set_ylabel("test ELBO (nats per canvas)")
     ax.legend(fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
-    fig.tight_layout()
+    if own:
+        fig.tight_layout()
     return fig

@@ -66,14 +66,15 @@ def example_canvases(data: Data, count: int = 12, seed: int = 2) -> Canvases:
 
 
 def plot_canvases(examples: Canvases) -> Any:
-    """The canvases of ``examples`` in two rows, each with its true boxes in green and its count."""
+    """The canvases of ``examples`` in two rows, each with its true boxes in green and its count, within
+    the book's 7-inch column."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, math.ceil(len(examples.images) / 2), figsize=(7.2, 2.9), layout="constrained")
+    fig, axes = plt.subplots(2, math.ceil(len(examples.images) / 2), figsize=(6.85, 3.1), layout="constrained")
     for ax, image, boxes, count in zip(axes.flat, examples.images, examples.boxes, examples.counts):
         show_canvas(ax, image, boxes[:count])
-        ax.set_title(f"{count} digit{'s' if count != 1 else ''}", fontsize=8)
-    fig.suptitle(f"Test canvases: {canvas_label(examples.geometry)}, true boxes in green", fontsize=9)
+        ax.set_title(f"{count} digit{'s' if count != 1 else ''}", fontsize=10)
+    fig.suptitle(f"Test canvases: {canvas_label(examples.geometry)}, true boxes in green", fontsize=10)
     return fig
 
 
@@ -205,19 +206,20 @@ def train_live(spec: str, train: Canvases, budget: Budget | None = None, seed: i
 
 def plot_live_training(run: LiveRun, window: int = 50) -> Any:
     """The training ELBO in nats per canvas (minus the loss per pixel times the pixels), its moving
-    average over ``window`` steps, with the ceiling :func:`elbo_ceiling` as a line."""
+    average over ``window`` steps, with the ceiling :func:`elbo_ceiling` as a line; 7 inches wide, the
+    book's column, with the title on two lines."""
     import matplotlib.pyplot as plt
 
     from ..curves import plot_training_curves
 
     geometry = run.geometry
     ceiling = elbo_ceiling(geometry)
-    fig, ax = plt.subplots(figsize=(6.4, 3.0), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.85, 3.4), layout="constrained")
     plot_training_curves(ax, {"_elbo": -np.asarray(run.losses) * geometry.canvas_size ** 2}, window=window,
-                         baseline=(ceiling, f"ceiling {ceiling:.0f} nats (black canvas)"), legend_fontsize=8,
+                         baseline=(ceiling, f"ceiling {ceiling:.0f} nats (black canvas)"), legend_fontsize=10,
                          ylabel=f"training ELBO (nats per canvas)\nmoving average of {window}",
-                         title=f"{canvas_label(geometry)}: training the {run.spec!r} set localiser, seed {run.seed}")
-    ax.title.set_fontsize(9)
+                         title=f"{canvas_label(geometry)}:\ntraining the {run.spec!r} set localiser, seed {run.seed}")
+    ax.title.set_fontsize(10)
     return fig
 
 

@@ -129,31 +129,29 @@ def never_two_lines(results: dict) -> Lines:
                   f"Of the image localiser's {used.get(IMAGE, 0)} runs, {len(runs) - len(sets)} score so."))
 
 
-def plot_figure5b(results: dict, width: float = 8.0) -> Any:
-    """Figure 5b from the sweep: left, the mean test ELBO of every set localiser against the population
-    size (:func:`~setfuncs.experiments.attention.figures.plot_elbo_curves`); right, the matched box IoU
+def plot_figure5b(results: dict, width: float = 6.85) -> Any:
+    """Figure 5b from the sweep, ``width`` inches wide (the book's column): on top, the mean test ELBO of
+    every set localiser against the population size
+    (:func:`~setfuncs.experiments.attention.figures.plot_elbo_curves`); below it, the matched box IoU
     (``setfuncs.experiments.attention.draw.draw_iou_by_size``); the image localiser's mean as a
-    dashed line in both, the training size as a vertical one."""
+    dashed line in both, the training size as a vertical one, each panel's legend at its right."""
     import matplotlib.pyplot as plt
 
     from .draw import draw_iou_by_size
     from .figures import plot_elbo_curves
 
     sizes = _sizes(results)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(width, 4.6))
-    plot_elbo_curves(elbo_curves(results), ax=left)
-    left.set_xticks(sizes, [f"{n:,}" for n in sizes])
-    left.minorticks_off()
-    left.set_title(f"test ELBO, mean of up to {results['runs_per_configuration']} seeds", fontsize=9)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(width, 7.0), layout="constrained")
+    plot_elbo_curves(elbo_curves(results), ax=top)
+    top.set_xticks(sizes, [f"{n:,}" for n in sizes])
+    top.minorticks_off()
+    top.set_title(f"test ELBO, mean of up to {results['runs_per_configuration']} seeds", fontsize=10)
     image_iou = mean_over_runs(usable_runs(results, IMAGE)[0], "box_iou", "image")
-    draw_iou_by_size(right, metrics_by_size(results), sizes, image_iou, results["budget_parameters"]["particles"])
-    for ax in (left, right):
-        ax.tick_params(labelsize=8)
-        ax.xaxis.label.set_fontsize(8)
-        ax.yaxis.label.set_fontsize(8)
-        ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.18))
-    fig.suptitle(f"Figure 5b (ours): {data_label(results)}, {results['budget']} budget", fontsize=9)
-    fig.tight_layout()
+    draw_iou_by_size(bottom, metrics_by_size(results), sizes, image_iou, results["budget_parameters"]["particles"])
+    bottom.set_title(bottom.get_title(), fontsize=10)
+    for ax in (top, bottom):
+        ax.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    fig.suptitle(f"Figure 5b (ours): {data_label(results)}, {results['budget']} budget", fontsize=10)
     return fig
 
 
@@ -221,19 +219,23 @@ def late_change_table(results: dict) -> Table:
                   f"localisers" + (f" ({', '.join(improving)})" if improving else "")])
 
 
-def plot_learning_curves(results: dict, width: float = 8.0) -> Any:
-    """The sweep's learning curves by localiser (:mod:`~setfuncs.experiments.convergence`): the training
-    loss (the negative ELBO per pixel) and the test ELBO at the checkpoints, medians with quartile bands."""
+def plot_learning_curves(results: dict, width: float = 6.85) -> Any:
+    """The sweep's learning curves by localiser (:mod:`~setfuncs.experiments.convergence`), ``width``
+    inches wide (the book's column): the training loss (the negative ELBO per pixel, top) and the test
+    ELBO at the checkpoints (bottom), medians with quartile bands; one legend below both panels names
+    the lines of both."""
     import matplotlib.pyplot as plt
 
     from ..convergence import plot_checkpoint_curves, plot_loss_curves
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(width, 3.6), layout="constrained")
-    plot_loss_curves(left, loss_curves(results, "spec"), quantity="−ELBO per pixel", log=False)
-    plot_checkpoint_curves(right, checkpoint_curves(results, "spec"), "test ELBO per canvas")
-    left.set_title(data_label(results), fontsize="small")
-    left.get_legend().remove()
-    right.legend(fontsize="x-small", ncols=2, loc="lower right")
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(width, 7.6), layout="constrained")
+    plot_loss_curves(top, loss_curves(results, "spec"), quantity="−ELBO per pixel", log=False)
+    plot_checkpoint_curves(bottom, checkpoint_curves(results, "spec"), "test ELBO per canvas")
+    top.set_title(data_label(results), fontsize=10)
+    for ax in (top, bottom):                                   # "... (median, quartiles over runs)" on a line of its own
+        ax.set_ylabel(ax.get_ylabel().replace(" (median", "\n(median"))
+        ax.get_legend().remove()
+    fig.legend(*bottom.get_legend_handles_labels(), fontsize=10, ncols=4, columnspacing=1.2, loc="outside lower center")
     return fig
 
 

@@ -43,7 +43,7 @@ def plot_predictions(x: np.ndarray, y: np.ndarray, predictions: Mapping[str, np.
     import matplotlib.pyplot as plt
     from matplotlib.patches import Circle as CirclePatch
 
-    fig, axes = plt.subplots(2, shown // 2, figsize=(9, 4.6), layout="constrained")
+    fig, axes = plt.subplots(2, shown // 2, figsize=(6.8, 3.9), layout="constrained")
     for i, ax in enumerate(axes.flat):
         draw_population(ax, x[i], y[i, :2], float(y[i, 2]), show_mean=False)
         for name, prediction in predictions.items():

@@ -13,45 +13,71 @@ import numpy as np
 from ..sweeps import AGGREGATIONS
 
 if TYPE_CHECKING:
+    from matplotlib.axis import Axis
     from matplotlib.figure import Figure
 
 __all__ = ["plot_median_grids", "plot_by_population_size"]
 
 
+def _plain_log_ticks(axis: Axis) -> None:
+    """Label the ticks of a logarithmic ``axis`` (``ax.xaxis`` or ``ax.yaxis``, after its log scale is
+    set) as plain numbers (``0.01, 0.1, 1``; ``0.2, 0.3`` where matplotlib labels the minor ticks), not
+    as powers of ten: a power's exponent is set at 70 % of the tick labels' size, too small to read."""
+    from matplotlib.ticker import LogFormatter
+
+    class _PlainLogFormatter(LogFormatter):
+        def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+            return f"{x:g}"
+
+    axis.set_major_formatter(_PlainLogFormatter())
+    axis.set_minor_formatter(_PlainLogFormatter())
+
+
 def plot_median_grids(grids: Mapping[str, np.ndarray]) -> Figure:
     """One heat map per setting of :func:`~setfuncs.experiments.circle.medians.median_grids` (rows:
-    equivariant aggregation, columns: final), on one shared log10 colour scale over all finite
-    cells. Each cell prints its value; an infinite one (at least half the seeds diverged or
-    collapsed) prints ∞ and a NaN one stays blank."""
+    equivariant aggregation, columns: final), two to a row (the four settings on a 2 × 2 grid), on one
+    shared log10 colour scale over all finite cells, its colour bar on the right. Each cell prints
+    its value; an infinite one (at least half the seeds diverged or collapsed) prints ∞ and a NaN one
+    stays blank."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(grids), figsize=(11.5, 3.4), layout="constrained", sharey=True)
+    columns = min(2, len(grids))
+    rows = -(-len(grids) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(6.8, 2.85 * rows), layout="constrained",
+                             sharex=True, sharey=True, squeeze=False)
+    for ax in axes.flat[len(grids):]:
+        fig.delaxes(ax)
     finite = np.concatenate([grid[np.isfinite(grid)] for grid in grids.values()])
     low, high = finite.min(), finite.max()
-    for ax, (setting, grid) in zip(axes, grids.items()):
+    for k, (ax, (setting, grid)) in enumerate(zip(axes.flat, grids.items())):
         image = ax.imshow(np.log10(np.where(np.isfinite(grid), grid, np.nan)), vmin=np.log10(low),
                           vmax=np.log10(high), cmap="viridis_r")
         for (i, j), value in np.ndenumerate(grid):
             if np.isinf(value):
-                ax.text(j, i, "∞", ha="center", va="center", fontsize=9)
+                ax.text(j, i, "∞", ha="center", va="center", fontsize=11)
             elif np.isfinite(value):
-                ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=9,
+                ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=10,
                         color="white" if np.log10(value) > (np.log10(low) + np.log10(high)) / 2 else "black")
         ax.set(title=setting, xticks=range(len(AGGREGATIONS)), yticks=range(len(AGGREGATIONS)),
-               xlabel="final aggregation", xticklabels=AGGREGATIONS, yticklabels=AGGREGATIONS)
-    axes[0].set_ylabel("equivariant aggregation")
-    fig.colorbar(image, ax=axes, label="log10 median test MSE", shrink=0.8)
+               xticklabels=AGGREGATIONS, yticklabels=AGGREGATIONS)
+        if k % columns == 0:
+            ax.set_ylabel("equivariant aggregation")
+        if k + columns >= len(grids):                 # the lowest panel of its column
+            ax.set_xlabel("final aggregation")
+            ax.tick_params(labelbottom=True)
+    fig.colorbar(image, ax=list(fig.axes), label="log10 median test MSE", shrink=0.8)
     return fig
 
 
 def plot_by_population_size(curves: Sequence[dict], constant: Sequence[float], training_size: int = 20) -> Figure:
     """The test MSE of each setting's best run against the population size ``N`` (``curves``:
     :func:`~setfuncs.experiments.circle.by_population_size`, all at the same sizes), beside the
-    constant predictor's MSE at each size and a line at the training size; both axes logarithmic."""
+    constant predictor's MSE at each size and a line at the training size; both axes logarithmic, their
+    ticks labelled as plain numbers."""
     import matplotlib.pyplot as plt
 
     sizes = curves[0]["sizes"]
-    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.8, 4.2), layout="constrained")
     for curve in curves:
         ax.plot(curve["sizes"], curve["mse"], "o-", label=f"{curve['setting']}: {curve['spec']}")
     ax.plot(sizes, constant, "k:", label="constant predictor")
@@ -59,5 +85,7 @@ def plot_by_population_size(curves: Sequence[dict], constant: Sequence[float], t
     ax.set(xscale="log", yscale="log", xticks=sizes, xticklabels=[str(n) for n in sizes],
            xlabel="population size N", ylabel="test MSE (radius + centre)",
            title="best run of each setting, evaluated away from its training size")
-    ax.legend(fontsize=9)
+    _plain_log_ticks(ax.yaxis)
+    ax.xaxis.set_minor_formatter("")                  # the sizes are the x ticks; no labels between them
+    ax.legend()
     return fig

@@ -51,10 +51,11 @@ def plot_populations(count: int = 8, seed: int = 3) -> Any:
 
     populations = sample_populations(count, generator=torch.Generator().manual_seed(seed)).double().numpy()
     centres, radii = min_enclosing_circles(populations)
-    fig, axes = plt.subplots(2, count // 2, figsize=(9, 4.6), layout="constrained")
+    fig, axes = plt.subplots(2, count // 2, figsize=(6.8, 3.7), layout="constrained")
     for ax, particles, centre, radius in zip(axes.flat, populations, centres, radii):
         draw_population(ax, particles, centre, radius)
-    fig.suptitle(f"populations of {POPULATION_SIZE} particles, their minimal enclosing circles and sample means (x)")
+    fig.suptitle(f"populations of {POPULATION_SIZE} particles, their minimal enclosing circles and sample means (x)",
+                                 fontsize=11)
     return fig
 
 
@@ -151,15 +152,17 @@ def train_best(results: dict, setting: str, budget: Budget | None = None, seed: 
 
 
 def plot_live_training(runs: Sequence[LiveRun]) -> Any:
-    """The training loss of every live run (a moving average, log scale) against the step, the legend
-    naming each configuration and its training time."""
+    """The training loss of every live run (a moving average, log scale labelled as plain numbers) against
+    the step, the legend naming each configuration and its training time."""
     import matplotlib.pyplot as plt
 
     from ..curves import plot_training_curves
+    from .figures import _plain_log_ticks
 
     fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
     plot_training_curves(ax, {f"{r.setting}: {r.spec} ({r.seconds:.0f} s)": r.losses for r in runs}, yscale="log",
                          title=f"live training at the {runs[0].budget.name} budget")
+    _plain_log_ticks(ax.yaxis)
     return fig
 
 

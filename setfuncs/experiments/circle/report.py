@@ -121,13 +121,14 @@ def table1_lines(results: dict, paper: str | os.PathLike) -> Lines:
                   f"scales do not compare."))
 
 
-def plot_table1(results: dict, paper: str | os.PathLike, width: float = 8.0) -> Any:
-    """Table 1's two statistics as ratios to the plain/plain row, one panel each: ours on the paper's grid,
-    ours with log-mean-exp in place of LSE, and the paper's, per setting; a dashed line at 1."""
+def plot_table1(results: dict, paper: str | os.PathLike, width: float = 6.8) -> Any:
+    """Table 1's two statistics as ratios to the plain/plain row, one panel each (the best MSE above, the
+    median best MSE below, on one scale): ours on the paper's grid, ours with log-mean-exp in place of
+    LSE, and the paper's, per setting; a dashed line at 1."""
     import matplotlib.pyplot as plt
 
     tables = _tables(results, paper)
-    fig, axes = plt.subplots(1, 2, figsize=(width, 3.4), layout="constrained", sharey=True)
+    fig, axes = plt.subplots(2, 1, figsize=(width, 5.6), layout="constrained", sharex=True, sharey=True)
     x = np.arange(len(SETTINGS))
     for ax, key, title in zip(axes, ("best_mse", "median_best_mse"), ("best MSE", "median best MSE")):
         bars = {"ours (mean, max, LSE)": [r[f"{key}_ratio"] for r in tables["paper"]],
@@ -136,10 +137,10 @@ def plot_table1(results: dict, paper: str | os.PathLike, width: float = 8.0) -> 
         for k, (label, values) in enumerate(bars.items()):
             ax.bar(x + (k - 1) * 0.27, values, 0.27, label=label)
         ax.axhline(1, color="0.4", ls="--", lw=0.8)
-        ax.set_xticks(x, [s.replace("/", " /\n") for s in SETTINGS], fontsize=8)
-        ax.set_title(f"{title} ÷ plain/plain (lower is better)", fontsize=9)
-    axes[0].set_ylabel("ratio to the plain/plain row", fontsize=8)
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize=8)
+        ax.set_title(f"{title} ÷ plain/plain (lower is better)", fontsize=11)
+        ax.set_ylabel("ratio to the plain/plain row")
+    axes[-1].set_xticks(x, SETTINGS)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
 
@@ -302,17 +303,27 @@ def convergence_lines(results: dict, full: dict) -> Lines:
     return Lines(tuple(lines))
 
 
-def plot_learning_curves(probe: dict, width: float = 10.0) -> Any:
+def plot_learning_curves(probe: dict, width: float = 6.8) -> Any:
     """The probe's learning curves by configuration (:mod:`~setfuncs.experiments.convergence`): the training
-    loss and the test MSE at the checkpoints, medians with quartile bands, on log scales."""
+    loss (above) and the test MSE at the checkpoints (below), medians with quartile bands, on log scales
+    labelled as plain numbers; the upper panel's legend names both panels' curves where they are the
+    same (each panel has its own otherwise)."""
     import matplotlib.pyplot as plt
 
     from ..convergence import plot_checkpoint_curves, plot_loss_curves
+    from .figures import _plain_log_ticks
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(width, 3.8), layout="constrained")
-    plot_loss_curves(left, loss_curves(probe, "spec"), quantity="training loss")
-    plot_checkpoint_curves(right, checkpoint_curves(probe, "spec"), f"test MSE at N = {POPULATION_SIZE}")
-    right.set_yscale("log")
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(width, 7.2), layout="constrained", sharex=True)
+    plot_loss_curves(top, loss_curves(probe, "spec"), quantity="training loss")
+    plot_checkpoint_curves(bottom, checkpoint_curves(probe, "spec"), f"test MSE at N = {POPULATION_SIZE}")
+    bottom.set_yscale("log")
+    for ax in (top, bottom):
+        _plain_log_ticks(ax.yaxis)
+        ax.legend(fontsize=10)                        # convergence draws it "small", too small in the column
+    top.set_xlabel("")
+    (above, names_above), (below, names_below) = top.get_legend_handles_labels(), bottom.get_legend_handles_labels()
+    if names_above == names_below and [h.get_color() for h in above] == [h.get_color() for h in below]:
+        bottom.get_legend().remove()
     return fig
 
 

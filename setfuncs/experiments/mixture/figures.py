@@ -64,43 +64,60 @@ def plain_symlog_axis(ax: Axes, label: str, linthresh: float = 1.0) -> None:
 
 
 def plot_populations(examples: Mixtures) -> Figure:
-    """One panel per population of ``examples``: its particles, red where nearer the mean of the
-    smaller component than the other's (for the picture only), and both means as black crosses."""
+    """One panel per population of ``examples``, in rows of up to four across the text column's
+    width: its particles, red where nearer the mean of the smaller component than the other's (for
+    the picture only), and both means as black crosses."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(examples.x), figsize=(10, 2.8), layout="constrained")
+    count = len(examples.x)
+    columns = min(count, 4)
+    rows = -(-count // columns)
+    fig = plt.figure(figsize=(6.85, 1.75 * rows + 0.75), layout="constrained")
+    axes = [fig.add_subplot(rows, columns, k + 1) for k in range(count)]
     for ax, x, weights, means in zip(axes, examples.x, examples.weights, examples.means):
         closer = ((x[:, None].double() - means[None]) ** 2).sum(-1).argmin(1)
         ax.scatter(*x.T, s=9, c=np.where(closer.numpy() == weights.argmin().item(), "tab:red", "tab:blue"))
         ax.scatter(*means.T, marker="+", s=120, color="black")
         ax.set(aspect="equal", xlim=(-3, 3), ylim=(-3, 3), xticks=[], yticks=[], title=f"w = {weights.min():.2f}")
-    fig.suptitle(f"populations of {examples.x.shape[1]} (σ = {COMPONENT_STD}); "
+    fig.suptitle(f"populations of {examples.x.shape[1]} (σ = {COMPONENT_STD})\n"
                  "red: particles nearer the smaller component's mean (+)")
     return fig
 
 
 def plot_estimator_curves(population: Tensor, truth: float, curves: Mapping[str, dict], specs: Mapping[str, str],
                           budget_name: str) -> Figure:
-    """Figure 4a: the test ``population`` ``[M, 2]`` (whose smaller weight is ``truth``), then one
-    panel per setting of ``curves`` (setting -> :func:`~setfuncs.experiments.mixture.estimator_curve`):
-    the median estimate of the model (``specs[setting]``) and of EM against the population size,
-    with their 50 % and 90 % intervals as bands and the truth dashed."""
+    """Figure 4a: the test ``population`` ``[M, 2]`` (whose smaller weight is ``truth``) on the left,
+    and on the right, stacked one above the other on a shared size axis, one panel per setting of
+    ``curves`` (setting -> :func:`~setfuncs.experiments.mixture.estimator_curve`): the median
+    estimate of the model (``specs[setting]``) and of EM against the population size, with their
+    50 % and 90 % intervals as bands and the truth dashed."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
 
-    fig, axes = plt.subplots(1, 1 + len(curves), figsize=(11, 3.3), layout="constrained",
-                             gridspec_kw={"width_ratios": [0.8] + [1] * len(curves)})
-    axes[0].scatter(*population.T, s=9, color="tab:gray")
-    axes[0].set(aspect="equal", xticks=[], yticks=[], title=f"test population, w = {truth:.2f}")
-    for ax, (setting, curve) in zip(axes[1:], curves.items()):
+    fig = plt.figure(figsize=(6.85, 0.6 + 2.4 * len(curves)), layout="constrained")
+    grid = fig.add_gridspec(len(curves), 2, width_ratios=[0.55, 1])
+    scatter = fig.add_subplot(grid[:, 0])
+    scatter.scatter(*population.T, s=9, color="tab:gray")
+    scatter.set(aspect="equal", xticks=[], yticks=[], title=f"test population\nw = {truth:.2f}")
+    axes: list[Axes] = []
+    for row, (setting, curve) in enumerate(curves.items()):
+        ax = fig.add_subplot(grid[row, 1], sharex=axes[0] if axes else None)
+        axes.append(ax)
         for name, color in (("em", "tab:gray"), ("model", "tab:blue")):
             summary = curve[name]
             ax.fill_between(curve["sizes"], summary["q05"], summary["q95"], color=color, alpha=0.15)
             ax.fill_between(curve["sizes"], summary["q25"], summary["q75"], color=color, alpha=0.3)
             ax.plot(curve["sizes"], summary["median"], color=color, label="EM" if name == "em" else specs[setting])
         ax.axhline(truth, color="black", ls="--", lw=1, label="truth")
-        ax.set(xscale="log", xlabel="population size n", ylabel="estimate of w", ylim=(0, 0.6),
+        ax.set(xscale="log", ylabel="estimate of w", ylim=(0, 0.6), yticks=[0, 0.2, 0.4, 0.6],
                title=f"{specs[setting]} ({setting}, {budget_name} budget)")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=10, loc="upper right")
+        if row < len(curves) - 1:
+            ax.tick_params(labelbottom=False)
+    sizes = sorted({int(n) for curve in curves.values() for n in curve["sizes"]})
+    axes[-1].set_xticks(sizes, [f"{n:,}" for n in sizes])
+    axes[-1].xaxis.set_minor_locator(NullLocator())
+    axes[-1].set_xlabel("population size n")
     return fig
 
 
@@ -113,7 +130,7 @@ def draw_preactivations(ax: Axes, before: np.ndarray, after: np.ndarray, title: 
     ax.axvspan(-limit, -SATURATION, color="tab:red", alpha=0.07)
     ax.axvspan(SATURATION, limit, color="tab:red", alpha=0.07, label=f"|z| > {SATURATION:g}: saturated")
     ax.set(xlabel="first-layer tanh pre-activation z", title=title, yticks=[])
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=10)
 
 
 def plot_by_population_size(rows: Sequence[dict], train_sizes: tuple[int, int] = TRAIN_SIZES) -> Figure:
@@ -136,5 +153,5 @@ def plot_by_population_size(rows: Sequence[dict], train_sizes: tuple[int, int] =
     ax.xaxis.set_minor_locator(NullLocator())
     plain_symlog_axis(ax, "metric (log EM density − log model density)")
     ax.set_ylim(-3, None)
-    fig.legend(loc="outside lower center", fontsize=9, ncols=2)
+    fig.legend(loc="outside lower center", fontsize=10, ncols=2)
     return fig

@@ -157,7 +157,7 @@ def plot_live_training(runs: Sequence[LiveRun], constant: ConstantBeta) -> Any:
     fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
     plot_training_curves(ax, {f"{r.setting}: {r.spec} ({r.seconds:.0f} s)": list(r.losses) for r in runs},
                          quantity="Beta NLL", baseline=(constant.nll, f"the best constant Beta ({constant.nll:.2f})"),
-                         legend_fontsize=9, title=f"live training at the {runs[0].budget.name} budget")
+                         legend_fontsize=10, title=f"live training at the {runs[0].budget.name} budget")
     return fig
 
 
@@ -263,15 +263,21 @@ def train_lse_pair(budget: Budget | None = None, seed: int = 0, populations: int
 
 
 def plot_lse_lme(pair: Sequence[PairRun], constant: ConstantBeta) -> Any:
-    """The pair's training losses against the best constant Beta, then per model the first layer's
-    pre-activations before and after training (``setfuncs.experiments.mixture.figures.draw_preactivations``)."""
+    """The pair's training losses against the best constant Beta (top), then below, side by side,
+    per model the first layer's pre-activations before and after training
+    (``setfuncs.experiments.mixture.figures.draw_preactivations``) with one legend under them."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 1 + len(pair), figsize=(12, 3.2), layout="constrained")
-    plot_training_curves(axes[0], {r.spec: list(r.losses) for r in pair}, quantity="Beta NLL",
-                         baseline=(constant.nll, "the best constant Beta"), legend_fontsize=9, title="training")
-    for ax, run in zip(axes[1:], pair):
+    fig = plt.figure(figsize=(6.85, 6.2), layout="constrained")
+    grid = fig.add_gridspec(2, len(pair), height_ratios=[1, 1.1])
+    training = fig.add_subplot(grid[0, :])
+    plot_training_curves(training, {r.spec: list(r.losses) for r in pair}, quantity="Beta NLL",
+                         baseline=(constant.nll, "the best constant Beta"), legend_fontsize=10, title="training")
+    histograms = [fig.add_subplot(grid[1, k]) for k in range(len(pair))]
+    for ax, run in zip(histograms, pair):
         draw_preactivations(ax, run.before, run.after, title=f"{run.spec}, N = 100")
+        ax.get_legend().remove()
+    fig.legend(*histograms[0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize=10)
     return fig
 
 

@@ -334,16 +334,21 @@ def rerun_lines(spread: dict, results: dict) -> Lines:
                   f"{results['git_commit'][:7]}, the probe that of {spread['git_commit'][:7]}{dirty}).",))
 
 
-def plot_learning_curves(results: dict, width: float = 10.0) -> Any:
+def plot_learning_curves(results: dict, width: float = 6.85) -> Any:
     """The sweep's learning curves by setting (:mod:`~setfuncs.experiments.convergence`): the training Beta
-    NLL and the test NLL at the checkpoints, medians with quartile bands."""
+    NLL (top) and the test NLL at the checkpoints (below it), medians with quartile bands, in a
+    figure ``width`` inches wide."""
     import matplotlib.pyplot as plt
 
     from ..convergence import plot_checkpoint_curves, plot_loss_curves
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(width, 3.8), layout="constrained")
-    plot_loss_curves(left, loss_curves(results, "setting"), quantity="training Beta NLL", log=False)
-    plot_checkpoint_curves(right, checkpoint_curves(results, "setting"), "test NLL")
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(width, 6.6), layout="constrained", sharex=True)
+    plot_loss_curves(top, loss_curves(results, "setting"), quantity="training Beta NLL", log=False)
+    plot_checkpoint_curves(bottom, checkpoint_curves(results, "setting"), "test NLL")
+    top.set_xlabel("")
+    for ax in (top, bottom):
+        for text in ax.get_legend().get_texts():
+            text.set_fontsize(10)
     return fig
 
 

@@ -41,22 +41,23 @@ def violin_table(results: dict, batch_size: int = 5, bootstraps: int = 1000, see
 
 
 def plot_violins(groups: Mapping[str, list[dict]], batch_size: int = 5) -> Figure:
-    """Figure 4b: one panel per grouping (``groups``: grouping -> :func:`violin_groups`), for every
-    group a violin of the peaks of batches of ``batch_size`` runs with its median, plain in orange
-    and learnable in green, on a symmetric-log axis with plain tick labels
-    (:func:`~setfuncs.experiments.mixture.figures.plain_symlog_axis`) and a line at 0 (below it the networks beat EM). A
-    group whose every run collapsed or diverged is named in its slot instead of drawn."""
+    """Figure 4b: one panel per grouping (``groups``: grouping -> :func:`violin_groups`), one above
+    the other with one legend under them; for every group a violin of the peaks of batches of
+    ``batch_size`` runs with its median, plain in orange and learnable in green, on a symmetric-log
+    axis with plain tick labels (:func:`~setfuncs.experiments.mixture.figures.plain_symlog_axis`)
+    and a line at 0 (below it the networks beat EM). A group whose every run collapsed or diverged
+    is named in its slot instead of drawn."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
-    fig, axes = plt.subplots(len(groups), 1, figsize=(9, 6.4), layout="constrained", sharey=True)
+    fig, axes = plt.subplots(len(groups), 1, figsize=(6.85, 6.4), layout="constrained", sharey=True)
     for ax, (by, grouped) in zip(axes, groups.items()):
         for group in grouped:
             position = 3 * AGGREGATIONS.index(group["family"]) + (1.1 if group["learnable"] else 0)
             color = "tab:green" if group["learnable"] else "tab:orange"
             if group["peaks"].size == 0:
                 ax.text(position, 0, f"{group['runs']} of {group['runs']}\ncollapsed", ha="center", va="center",
-                        fontsize=9, color=color)
+                        fontsize=10, color=color)
                 continue
             parts = ax.violinplot(group["peaks"], positions=[position], widths=0.9, showmedians=True)
             for body in parts["bodies"]:
@@ -69,5 +70,5 @@ def plot_violins(groups: Mapping[str, list[dict]], batch_size: int = 5) -> Figur
         plain_symlog_axis(ax, f"peak metric (batches of {batch_size})")
     handles = [Patch(color="tab:orange", alpha=0.6, label="plain"),
                Patch(color="tab:green", alpha=0.6, label="learnable (recurrent)")]
-    axes[0].legend(handles=handles, loc="upper left", fontsize=9)
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=10)
     return fig

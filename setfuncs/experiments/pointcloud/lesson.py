@@ -221,20 +221,23 @@ def train_live(clouds: PointClouds, budget: Budget | None = None, specs: Sequenc
 
 
 def plot_live(live: Mapping[str, LiveRun], clouds: PointClouds) -> Any:
-    """Left: the training cross-entropy of every live run against the constant predictor's :math:`\\ln C`;
-    right: its test accuracy against the population size, chance and the training size marked."""
+    """Two panels, one above the other in the book's 7-inch text column. Top: the training cross-entropy of
+    every live run against the constant predictor's :math:`\\ln C`; bottom: its test accuracy against
+    the population size, chance and the training size marked."""
     import matplotlib.pyplot as plt
 
     from ..curves import plot_training_curves
     from .figures import draw_accuracy_by_size
 
     budget, classes = next(iter(live.values())).budget, len(clouds.class_names)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
-    plot_training_curves(left, {f"{s} ({r.seconds:.1f} s)": r.losses for s, r in live.items()}, quantity="cross-entropy",
-                         baseline=(np.log(classes), f"constant predictor (ln {classes})"), legend_fontsize=9,
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.85, 6.4), layout="constrained")
+    plot_training_curves(top, {f"{s} ({r.seconds:.1f} s)": r.losses for s, r in live.items()}, quantity="cross-entropy",
+                         baseline=(np.log(classes), f"constant predictor (ln {classes})"), legend_fontsize=10,
                          title="training")
-    draw_accuracy_by_size(right, {s: r.accuracy for s, r in live.items()}, list(evaluation_sizes(budget)),
+    draw_accuracy_by_size(bottom, {s: r.accuracy for s, r in live.items()}, list(evaluation_sizes(budget)),
                           classes=classes, training_size=budget.points)
+    top.legend(fontsize=10, loc="upper right", bbox_to_anchor=(1, 0.93))     # under the constant predictor's line
+    bottom.legend(fontsize=10, ncols=3, loc="upper left")                      # above the lines: no accuracy nears 1
     fig.suptitle(f"{SHAPES}: live training at the {budget.name} budget, seed 0 ({len(clouds.test_x)} test clouds)",
                  fontsize=10)
     return fig

@@ -135,7 +135,7 @@ def results_lines(results: dict, paper: str | os.PathLike) -> Lines:
 
 
 def plot_against_paper(results: dict, paper: str | os.PathLike) -> Any:
-    """Mean accuracy against the population size of every column, ours beside the paper's Table 2
+    """Mean accuracy against the population size of every column, ours above the paper's Table 2
     (``setfuncs.experiments.pointcloud.figures.plot_against_paper``), the title saying over how many
     runs the means are."""
     from .figures import plot_against_paper as draw
