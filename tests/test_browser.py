@@ -56,8 +56,9 @@ CHAPTER_PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.glob("book/[
 PAGE_BUDGET = 1_500_000
 #: Seconds from navigation until every explorable of a chapter has drawn itself, at most. The aim,
 #: 1 s on localhost, is measured one page at a time on a quiet machine by
-#: benchmarks/page_interactive.py (0.47-0.87 s, median of 5 first visits, on 7 December 2026; the build
-#: before the modules were preloaded and MathJax waited for them took 1.15-1.76 s in the same run). `make test`
+#: benchmarks/page_interactive.py (0.52-0.88 s, median of 3 first visits, on 7 December 2026; the build
+#: before the modules were preloaded, MathJax waited for them and point clouds became rasters took
+#: 1.15-1.97 s in the same run). `make test`
 #: runs two browsers and a JupyterLab beside the PDF build, which slows pages several-fold, so this
 #: bound only catches an explorable that hangs; the times are printed.
 INTERACTIVE_BOUND = 15.0

@@ -49,8 +49,9 @@ def plot_boxes(model: AIR, canvases: np.ndarray, sizes: Sequence[int | None], sa
             h = canvas.shape[-1]
             ax.imshow(canvas, cmap="gray", vmin=0, vmax=1, extent=(0, h, h, 0))
             if particles is not None:
+                # a raster inside the SVG, like the canvas under it: thousands of vector dots are slow to draw
                 ax.scatter((particles[i, :, 0] + 1) * h / 2, (particles[i, :, 1] + 1) * h / 2, s=1.5,
-                           color="tab:orange", alpha=0.6, linewidths=0)
+                           color="tab:orange", alpha=0.6, linewidths=0, rasterized=True)
             for boxes in drawn[i]:
                 for k, (x0, y0, x1, y1) in enumerate(boxes):
                     ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=0.8, alpha=0.6,
