@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["pair_grid"]
+if TYPE_CHECKING:
+    from matplotlib.axis import Axis
+
+__all__ = ["pair_grid", "plain_log_ticks"]
 
 
 def pair_grid(aggregate: Callable[[Tensor], Tensor], low: float, high: float,
@@ -25,3 +28,17 @@ def pair_grid(aggregate: Callable[[Tensor], Tensor], low: float, high: float,
     populations = torch.stack([x1.flatten(), x2.flatten()], dim=1).unsqueeze(-1)
     values = aggregate(populations).reshape(points, points)
     return x1.numpy(), x2.numpy(), values.detach().numpy()
+
+
+def plain_log_ticks(axis: Axis) -> None:
+    """Label the ticks of a logarithmic ``axis`` (``ax.xaxis`` or ``ax.yaxis``, after its log scale is
+    set) as plain numbers (``0.01, 0.1, 1``; ``0.2, 0.3`` where matplotlib labels the minor ticks), not
+    as powers of ten: a power's exponent is set at 70 % of the tick labels' size, too small to read."""
+    from matplotlib.ticker import LogFormatter
+
+    class _PlainLogFormatter(LogFormatter):
+        def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+            return f"{x:g}"
+
+    axis.set_major_formatter(_PlainLogFormatter())
+    axis.set_minor_formatter(_PlainLogFormatter())

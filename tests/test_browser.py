@@ -280,7 +280,7 @@ def test_without_javascript_every_explorable_shows_its_still_frame(browser: Brow
 
 #: The smallest text of the page's SVG figures as shown (its font size in the SVG's units times the
 #: shown width over the SVG's width), the figure it is in, and the captions' font size: printed, as
-#: the measure of issue 55's "fonts at least the caption's size at the column width". The experiment
+#: the measure of a figure's legibility against the captions (its text at least the captions' size at the column's width). The experiment
 #: chapters' figures are drawn at the column's width with 9 pt text and more (12-13.3 px there, 6-10 px
 #: before 7 December 2026); the theory chapters' show 11.7-13.3 px; the captions are 16 px.
 SMALLEST_FIGURE_TEXT = """async () => {

@@ -27,6 +27,7 @@ import torch
 
 from setfuncs.experiments.circle import min_enclosing_circle, sample_populations
 from setfuncs.explorables.circle import EnclosingCircle, mixture, population, view
+from explorable_harness import book_page
 from setfuncs.explorables.esm import module_source
 
 RUNNER = """
@@ -192,68 +193,27 @@ def load_model_of(entry: dict):
     return load_model(entry["weights"])
 
 
-CHROMIUM = "/usr/bin/chromium"
-PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>circle</title>
-<script type="module" src="explorables/loader.js"></script></head><body>{figure}</body></html>"""
-
-
 def test_the_page_computes_its_edited_population(tmp_path) -> None:
     """In chromium: move a particle with the arrow keys, delete one, add one with the button and one by
     clicking; the read-outs are Python's for the particles the page then draws (read back from the
     SVG), and the moved particle moved by the arrow keys' steps."""
-    import functools
-    import os
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-    from pathlib import Path
-
-    from setfuncs.explorables.esm import JS_DIR
-
-    if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is missing: `make test` installs Debian's chromium"
-        pytest.fail(message) if os.environ.get("CI") or os.environ.get("BOOK_BROWSER_TEST_REQUIRED") else pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    from test_browser import CHROMIUM_ARGS
-
     example = EnclosingCircle.example()
-    shutil.copytree(JS_DIR, tmp_path / "explorables")
-    (tmp_path / "circle.html").write_text(PAGE.format(figure=example.static_html(example.still_png())), encoding="utf-8")
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=tmp_path))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     start = population(example.state["seed"], example.state["size"])
     xs, ys = view(*min_enclosing_circle(np.array(start)))
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/circle.html", wait_until="networkidle")
-            page.wait_for_function("() => document.querySelector('figure').dataset.ready === 'true'")
-            handles = page.locator("figure circle.xp-handle")
-            handles.nth(0).focus()
-            page.keyboard.press("ArrowRight")
-            page.keyboard.press("ArrowUp")
-            handles.nth(2).focus()
-            page.keyboard.press("Delete")
-            page.get_by_role("button", name="add a particle").click()
-            page.locator("figure rect.xp-circle-background").click(position={"x": 100, "y": 120})
-            drawn = page.evaluate("""() => [...document.querySelectorAll("figure circle.xp-handle")]
-                .map((n) => [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))])""")
-            shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll("figure [data-readout]")]
-                .map((n) => [n.dataset.readout, Number(n.dataset.value)]))""")
-            size = float(page.locator('[data-control="size"]').input_value())
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert not errors, errors
+    with book_page(tmp_path, example.static_html(example.still_png()), {"width": 1200, "height": 900}) as page:
+        handles = page.locator("figure circle.xp-handle")
+        handles.nth(0).focus()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowUp")
+        handles.nth(2).focus()
+        page.keyboard.press("Delete")
+        page.get_by_role("button", name="add a particle").click()
+        page.locator("figure rect.xp-circle-background").click(position={"x": 100, "y": 120})
+        drawn = page.evaluate("""() => [...document.querySelectorAll("figure circle.xp-handle")]
+            .map((n) => [Number(n.getAttribute("cx")), Number(n.getAttribute("cy"))])""")
+        shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll("figure [data-readout]")]
+            .map((n) => [n.dataset.readout, Number(n.dataset.value)]))""")
+        size = float(page.locator('[data-control="size"]').input_value())
     inner, left, top = 370, 58, 10     # circle.js's plot: CIRCLE_INNER and CIRCLE_MARGIN
     particles = [[xs[0] + (cx - left) / inner * (xs[1] - xs[0]), ys[1] - (cy - top) / inner * (ys[1] - ys[0])]
                  for cx, cy in drawn]

@@ -12,32 +12,14 @@
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 import torch
 
-from explorable_harness import harness_page
-from setfuncs.explorables.esm import module_source
+from explorable_harness import harness_page, in_node
 from setfuncs.explorables.parts import AGGREGATIONS, CAPACITY, MAX_PARTS, Parts, combine, divide, partial
-
-
-def in_node(module: str, function: str, cases: list) -> list:
-    """``function(module, case)`` (a JavaScript arrow function's source) for each case, in node."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is not on PATH (the book's build needs Node 20)")
-    source = json.dumps(module_source(module))
-    script = (f"const module = await import('data:text/javascript;base64,' + Buffer.from({source}).toString('base64'));\n"
-              f"const cases = {json.dumps(cases)};\n"
-              f"process.stdout.write(JSON.stringify(cases.map((c) => ({function})(module, c))));\n")
-    run = subprocess.run([node, "--input-type=module"], input=script, capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
 
 
 def random_states(count: int, seed: int = 0, equal: bool = False) -> list[dict]:

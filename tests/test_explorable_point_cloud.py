@@ -15,18 +15,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import shutil
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+from explorable_harness import book_page
 from setfuncs.experiments.pointcloud import PointCloudClassifier, rotate_z, synthetic_shapes
 from setfuncs.experiments.pointcloud.evaluate import probabilities as package_probabilities
-from setfuncs.explorables.esm import JS_DIR
 from setfuncs.explorables.point_cloud import (FULL_SCALE, PointCloud, decode_cloud, encode_cloud, probabilities,
                                               subset_order, turned)
 from setfuncs.explorables.weights import export_model, load_model
@@ -110,57 +107,27 @@ def test_the_initial_state_is_checked() -> None:
         PointCloud(x, names, {}, shape="L")
 
 
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (http.server's name)
-        pass
-
-
 def test_dragging_the_cloud_turns_it(tmp_path: Path) -> None:
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.skip(f"{chromium} is missing: `make test` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    from test_browser import CHROMIUM_ARGS
     x, names = clouds()
     widget = PointCloud(x, names, {spec: model(spec) for spec in ("max/max", "max/r-lse")}, shape="T", n=60)
-    shutil.copytree(JS_DIR, tmp_path / "explorables")
-    (tmp_path / "page.html").write_text(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">'
-        '<script type="module" src="explorables/loader.js"></script></head><body>'
-        f"{widget.static_html(widget.still_png())}</body></html>", encoding="utf-8")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=tmp_path))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1100, "height": 900})
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/page.html", wait_until="networkidle")
-            page.wait_for_function("() => document.querySelector('figure').dataset.ready === 'true'")
-            box = page.locator("figure svg[role=img]").first.bounding_box()
-            cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-            page.mouse.move(cx, cy)
-            page.mouse.down()
-            page.mouse.move(cx + 50, cy + 30, steps=5)
-            page.mouse.up()
-            page.wait_for_timeout(200)  # the drag redraws on the next animation frame
-            value = lambda name: float(page.locator(f'[data-control="{name}"]').input_value())  # noqa: E731
-            azimuth, elevation = value("azimuth"), value("elevation")
-            assert azimuth == pytest.approx(30.0, abs=1.0) and elevation == pytest.approx(-18.0, abs=1.0), (azimuth, elevation)
-            shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll("[data-readout]")]
-                .map(node => [node.dataset.readout, Number(node.dataset.value)]))""")
-            state = {**widget.state, "azimuth": azimuth, "elevation": elevation}
-            truths = PointCloud.readouts(state)
-            assert {"p1_T", "predicted1"} <= set(truths) <= set(shown), "every model's read-outs on the page"
-            for key, truth in truths.items():
-                assert shown[key] == pytest.approx(truth, abs=PointCloud.tolerance), key
-            assert not errors, errors
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with book_page(tmp_path, widget.static_html(widget.still_png()), {"width": 1100, "height": 900}) as page:
+        box = page.locator("figure svg[role=img]").first.bounding_box()
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(cx, cy)
+        page.mouse.down()
+        page.mouse.move(cx + 50, cy + 30, steps=5)
+        page.mouse.up()
+        page.wait_for_timeout(200)  # the drag redraws on the next animation frame
+        value = lambda name: float(page.locator(f'[data-control="{name}"]').input_value())  # noqa: E731
+        azimuth, elevation = value("azimuth"), value("elevation")
+        shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll("[data-readout]")]
+            .map(node => [node.dataset.readout, Number(node.dataset.value)]))""")
+    assert azimuth == pytest.approx(30.0, abs=1.0) and elevation == pytest.approx(-18.0, abs=1.0), (azimuth, elevation)
+    state = {**widget.state, "azimuth": azimuth, "elevation": elevation}
+    truths = PointCloud.readouts(state)
+    assert {"p1_T", "predicted1"} <= set(truths) <= set(shown), "every model's read-outs on the page"
+    for key, truth in truths.items():
+        assert shown[key] == pytest.approx(truth, abs=PointCloud.tolerance), key
 
 
 def test_the_chapter_call_starts_at_the_training_size_and_keeps_the_page_light() -> None:

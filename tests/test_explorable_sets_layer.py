@@ -10,57 +10,20 @@ the population in its table.
 
 from __future__ import annotations
 
-import functools
 import math
-import os
-import shutil
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
-from setfuncs.explorables.esm import JS_DIR
+from explorable_harness import book_page
 from setfuncs.explorables.sets_layer import BIAS, WEIGHT, SetsLayer
-
-CHROMIUM = "/usr/bin/chromium"
-REQUIRED = bool(os.environ.get("CI") or os.environ.get("BOOK_BROWSER_TEST_REQUIRED"))
-PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>sets</title>
-<script type="module" src="explorables/loader.js"></script></head><body>{figure}</body></html>"""
-
-
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (http.server's name)
-        pass
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory):
-    if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is missing: `make test` installs Debian's chromium"
-        pytest.fail(message) if REQUIRED else pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    from test_browser import CHROMIUM_ARGS
-    folder = tmp_path_factory.mktemp("sets_layer")
-    shutil.copytree(JS_DIR, folder / "explorables")
     explorable = SetsLayer()
-    (folder / "index.html").write_text(PAGE.format(figure=explorable.static_html(explorable.still_png())),
-                                       encoding="utf-8")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=folder))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1000, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html", wait_until="networkidle")
-        page.wait_for_selector("figure[data-ready=true]")
+    with book_page(tmp_path_factory.mktemp("sets_layer"), explorable.static_html(explorable.still_png()),
+                   {"width": 1000, "height": 900}) as page:
         yield page
-        assert not errors, errors
-        browser.close()
-    server.shutdown()
-    server.server_close()
 
 
 def shown(page) -> dict[str, float]:

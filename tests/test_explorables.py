@@ -16,23 +16,15 @@ from __future__ import annotations
 
 import functools
 import math
-import os
-import shutil
 import struct
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
+from explorable_harness import CHROMIUM, book_folder, needs_chromium, serve
 from setfuncs.explorables import REGISTRY
-from setfuncs.explorables.esm import JS_DIR, module_source
+from setfuncs.explorables.esm import module_source
 
-CHROMIUM = "/usr/bin/chromium"
-REQUIRED = bool(os.environ.get("CI") or os.environ.get("BOOK_BROWSER_TEST_REQUIRED"))
 NAMES = sorted(REGISTRY)
-PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>{name}</title>
-<script type="module" src="explorables/loader.js"></script></head><body>{figure}</body></html>"""
 
 
 @functools.cache
@@ -76,31 +68,18 @@ def test_probes_move_away_from_the_initial_state(name: str) -> None:
     assert readouts and all(math.isfinite(value) for value in readouts.values()), readouts
 
 
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (http.server's name)
-        pass
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory):
     """A folder served on 127.0.0.1 as the book serves the explorables: one page per explorable."""
-    folder = tmp_path_factory.mktemp("explorables")
-    shutil.copytree(JS_DIR, folder / "explorables")
-    for name in NAMES:
-        figure = example(name).static_html(still(name))
-        (folder / f"{name}.html").write_text(PAGE.format(name=name, figure=figure), encoding="utf-8")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=folder))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    folder = book_folder(tmp_path_factory.mktemp("explorables"),
+                         {name: example(name).static_html(still(name)) for name in NAMES})
+    with serve(folder) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is missing: `make test` installs Debian's chromium"
-        pytest.fail(message) if REQUIRED else pytest.skip(message)
+    needs_chromium()
     from playwright.sync_api import sync_playwright
 
     from test_browser import CHROMIUM_ARGS

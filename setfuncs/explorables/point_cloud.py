@@ -44,7 +44,7 @@ from .esm import module_source
 from .rng import uniforms
 from .weights import export_model, load_model
 
-__all__ = ["PointCloud", "CAMERA", "encode_cloud", "decode_cloud", "subset_order", "turned", "probabilities"]
+__all__ = ["PointCloud", "cloud_state", "CAMERA", "encode_cloud", "decode_cloud", "subset_order", "turned", "probabilities"]
 
 #: The fixed camera of the drawing (degrees): turned by ``azimuth`` about z, looking down ``elevation``.
 CAMERA = {"azimuth": -30.0, "elevation": 35.0}
@@ -112,6 +112,34 @@ def _camera(points: np.ndarray) -> np.ndarray:
     return np.stack([x, np.sin(e) * y + np.cos(e) * z, -np.cos(e) * y + np.sin(e) * z], axis=1)
 
 
+def cloud_state(clouds: np.ndarray, class_names: Sequence[str], models: torch.nn.Module | Mapping[str, torch.nn.Module],
+                shape: str = "star", n: int = 50, azimuth: float = 0.0, elevation: float = 0.0, seed: int = 1,
+                trained_points: int | None = None, precision: str | Mapping[str, str] = "float32", label: str = "",
+                left_out: Sequence[str] = ()) -> dict[str, Any]:
+    """The state a :class:`PointCloud` carries to the page, its arguments checked: the clouds encoded
+    (:func:`encode_cloud`) and each model exported at its ``precision`` (one for all, or one per label)."""
+    clouds = np.asarray(clouds)
+    names = list(class_names)
+    if clouds.ndim != 3 or clouds.shape[2] != 3 or len(clouds) != len(names):
+        raise ValueError(f"need one cloud [N, 3] per class name, got clouds {clouds.shape} and {len(names)} names")
+    if shape not in names or not 1 <= n <= clouds.shape[1]:
+        raise ValueError(f"shape must be one of {names} and n in 1..{clouds.shape[1]}, got {shape!r}, {n}")
+    runs = dict(models) if isinstance(models, Mapping) else {models.spec: models}
+    if not runs:
+        raise ValueError("models: give at least one trained classifier")
+    precisions = dict(precision) if isinstance(precision, Mapping) else dict.fromkeys(runs, precision)
+    if set(precisions) != set(runs):
+        raise ValueError(f"precision: give one for each model {list(runs)}, got {list(precisions)}")
+    exported = [export_model(model, precisions[key]) for key, model in runs.items()]
+    wrong = {key: e["out_features"] for key, e in zip(runs, exported) if e["out_features"] != len(names)}
+    if wrong:
+        raise ValueError(f"models {wrong} have that many outputs, not one per class ({len(names)} classes)")
+    return {"classes": names, "clouds": {name: encode_cloud(c) for name, c in zip(names, clouds)},
+            "shape": shape, "n": n, "azimuth": azimuth, "elevation": elevation, "seed": seed,
+            "camera": CAMERA, "models": exported, "model_labels": list(runs), "trained_points": trained_points,
+            "label": label, "left_out": list(left_out)}
+
+
 class PointCloud(Explorable):
     """A cloud subsampled to ``n`` points and turned by two angles, drawn in 3-D, with each trained
     classifier's class probabilities for exactly that input (``models``: one model, or several by label;
@@ -128,30 +156,14 @@ class PointCloud(Explorable):
                  n: int = 50, azimuth: float = 0.0, elevation: float = 0.0, seed: int = 1,
                  trained_points: int | None = None, precision: str | Mapping[str, str] = "float32", label: str = "",
                  left_out: Sequence[str] = ()) -> None:
-        clouds = np.asarray(clouds)
-        names = list(class_names)
-        if clouds.ndim != 3 or clouds.shape[2] != 3 or len(clouds) != len(names):
-            raise ValueError(f"need one cloud [N, 3] per class name, got clouds {clouds.shape} and {len(names)} names")
-        if shape not in names or not 1 <= n <= clouds.shape[1]:
-            raise ValueError(f"shape must be one of {names} and n in 1..{clouds.shape[1]}, got {shape!r}, {n}")
-        runs = dict(models) if isinstance(models, Mapping) else {models.spec: models}
-        if not runs:
-            raise ValueError("models: give at least one trained classifier")
-        precisions = dict(precision) if isinstance(precision, Mapping) else {label: precision for label in runs}
-        if set(precisions) != set(runs):
-            raise ValueError(f"precision: give one for each model {list(runs)}, got {list(precisions)}")
-        exported = [export_model(model, precisions[label]) for label, model in runs.items()]
-        wrong = {label: e["out_features"] for label, e in zip(runs, exported) if e["out_features"] != len(names)}
-        if wrong:
-            raise ValueError(f"models {wrong} have that many outputs, not one per class ({len(names)} classes)")
-        state = {"classes": names, "clouds": {name: encode_cloud(c) for name, c in zip(names, clouds)},
-                 "shape": shape, "n": n, "azimuth": azimuth, "elevation": elevation, "seed": seed,
-                 "camera": CAMERA, "models": exported, "model_labels": list(runs), "trained_points": trained_points,
-                 "label": label, "left_out": list(left_out)}
-        super().__init__(state, alt=f"A {shape!r} cloud drawn in 3-D: {n} of its {clouds.shape[1]:,} points in blue "
+        state = cloud_state(clouds, class_names, models, shape, n, azimuth, elevation, seed, trained_points,
+                            precision, label, left_out)
+        points = state["clouds"][shape]["points"]
+        super().__init__(state, alt=f"A {shape!r} cloud drawn in 3-D: {n} of its {points:,} points in blue "
                                     f"over all of them in light grey, turned by azimuth {azimuth:g} and elevation "
-                                    f"{elevation:g} degrees; beside it a bar chart of the {len(names)} class "
-                                    f"probabilities that each of the classifiers {', '.join(runs)} gives these {n} points.")
+                                    f"{elevation:g} degrees; beside it a bar chart of the {len(state['classes'])} class "
+                                    f"probabilities that each of the classifiers {', '.join(state['model_labels'])} "
+                                    f"gives these {n} points.")
 
     @classmethod
     def example(cls) -> "PointCloud":

@@ -13,24 +13,9 @@ import numpy as np
 from ..sweeps import AGGREGATIONS
 
 if TYPE_CHECKING:
-    from matplotlib.axis import Axis
     from matplotlib.figure import Figure
 
 __all__ = ["plot_median_grids", "plot_by_population_size"]
-
-
-def _plain_log_ticks(axis: Axis) -> None:
-    """Label the ticks of a logarithmic ``axis`` (``ax.xaxis`` or ``ax.yaxis``, after its log scale is
-    set) as plain numbers (``0.01, 0.1, 1``; ``0.2, 0.3`` where matplotlib labels the minor ticks), not
-    as powers of ten: a power's exponent is set at 70 % of the tick labels' size, too small to read."""
-    from matplotlib.ticker import LogFormatter
-
-    class _PlainLogFormatter(LogFormatter):
-        def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
-            return f"{x:g}"
-
-    axis.set_major_formatter(_PlainLogFormatter())
-    axis.set_minor_formatter(_PlainLogFormatter())
 
 
 def plot_median_grids(grids: Mapping[str, np.ndarray]) -> Figure:
@@ -76,6 +61,8 @@ def plot_by_population_size(curves: Sequence[dict], constant: Sequence[float], t
     ticks labelled as plain numbers."""
     import matplotlib.pyplot as plt
 
+    from ...plots import plain_log_ticks
+
     sizes = curves[0]["sizes"]
     fig, ax = plt.subplots(figsize=(6.8, 4.2), layout="constrained")
     for curve in curves:
@@ -85,7 +72,7 @@ def plot_by_population_size(curves: Sequence[dict], constant: Sequence[float], t
     ax.set(xscale="log", yscale="log", xticks=sizes, xticklabels=[str(n) for n in sizes],
            xlabel="population size N", ylabel="test MSE (radius + centre)",
            title="best run of each setting, evaluated away from its training size")
-    _plain_log_ticks(ax.yaxis)
+    plain_log_ticks(ax.yaxis)
     ax.xaxis.set_minor_formatter("")                  # the sizes are the x ticks; no labels between them
     ax.legend()
     return fig

@@ -157,12 +157,12 @@ def plot_live_training(runs: Sequence[LiveRun]) -> Any:
     import matplotlib.pyplot as plt
 
     from ..curves import plot_training_curves
-    from .figures import _plain_log_ticks
+    from ...plots import plain_log_ticks
 
     fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
     plot_training_curves(ax, {f"{r.setting}: {r.spec} ({r.seconds:.0f} s)": r.losses for r in runs}, yscale="log",
                          title=f"live training at the {runs[0].budget.name} budget")
-    _plain_log_ticks(ax.yaxis)
+    plain_log_ticks(ax.yaxis)
     return fig
 
 

@@ -311,14 +311,14 @@ def plot_learning_curves(probe: dict, width: float = 6.8) -> Any:
     import matplotlib.pyplot as plt
 
     from ..convergence import plot_checkpoint_curves, plot_loss_curves
-    from .figures import _plain_log_ticks
+    from ...plots import plain_log_ticks
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(width, 7.2), layout="constrained", sharex=True)
     plot_loss_curves(top, loss_curves(probe, "spec"), quantity="training loss")
     plot_checkpoint_curves(bottom, checkpoint_curves(probe, "spec"), f"test MSE at N = {POPULATION_SIZE}")
     bottom.set_yscale("log")
     for ax in (top, bottom):
-        _plain_log_ticks(ax.yaxis)
+        plain_log_ticks(ax.yaxis)
         ax.legend(fontsize=10)                        # convergence draws it "small", too small in the column
     top.set_xlabel("")
     (above, names_above), (below, names_below) = top.get_legend_handles_labels(), bottom.get_legend_handles_labels()

@@ -93,28 +93,26 @@ def cloud_explorable(examples: Examples, runs: Mapping[str, LiveRun] | LiveRun, 
     ``limit`` bytes; the first is always shown, and those left out are named under the figure."""
     import json
 
-    from setfuncs.explorables.point_cloud import PointCloud
+    from setfuncs.explorables.point_cloud import PointCloud, cloud_state
 
     runs = {runs.spec: runs} if isinstance(runs, LiveRun) else dict(runs)
     sizes = {run.budget.points for run in runs.values()}
     if len(sizes) != 1:
         raise ValueError(f"runs: every model must be trained on clouds of one size, got {sorted(sizes)} points")
     trained = sizes.pop()
-    n = trained if n is None else n
 
-    def explorable(specs: list[str], left_out: list[str]) -> Any:
-        precision = {spec: "float32" if parameter_count(runs[spec].model) <= 10_000 else "float16"  # a light page
-                     for spec in specs}
-        return PointCloud(examples.clouds, examples.class_names, {spec: runs[spec].model for spec in specs},
-                          shape=name, n=n, trained_points=trained, precision=precision, label=SHAPES,
-                          left_out=left_out)
+    def arguments(specs: list[str]) -> dict[str, Any]:
+        return {"clouds": examples.clouds, "class_names": examples.class_names,
+                "models": {spec: runs[spec].model for spec in specs}, "shape": name,
+                "n": trained if n is None else n, "trained_points": trained, "label": SHAPES,
+                "precision": {spec: "float32" if parameter_count(runs[spec].model) <= 10_000 else "float16"  # a light page
+                              for spec in specs}}
 
     shown = [next(iter(runs))]
     for spec in list(runs)[1:]:
-        trial = explorable([*shown, spec], [])
-        if len(json.dumps(trial.state, separators=(",", ":"))) <= limit:
+        if len(json.dumps(cloud_state(**arguments([*shown, spec])), separators=(",", ":"))) <= limit:
             shown.append(spec)
-    return explorable(shown, [spec for spec in runs if spec not in shown])
+    return PointCloud(**arguments(shown), left_out=[spec for spec in runs if spec not in shown])
 
 
 def _stages(examples: Examples, name: str) -> list[tuple[str, list[np.ndarray]]]:

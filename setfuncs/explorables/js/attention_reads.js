@@ -3,7 +3,7 @@
 // (deepset.js) on every change: each particle's area and colour show its weight at the read t
 // picked; a red plus marks the target (the small cluster's centroid), a black cross the prediction;
 // bars give the total weight on the small cluster at every read.
-import { button, choice, draggable, fmt, h, mulberry32, plot, readout, root, s, slider, viridis } from "./lib.js";
+import { button, choice, draggable, fmt, h, mulberry32, plot, readout, root, s, saver, slider, viridis } from "./lib.js";
 import { forward } from "./deepset.js";
 
 const AR_N = 20, AR_SPREAD = 0.3, AR_SMALL = [2, 6];
@@ -41,12 +41,7 @@ export default {
     const state = structuredClone(model.get("state"));
     const v = state.view;
     const top = root(el, "attention weights of a trained learnable aggregation on a population you edit");
-    let pending = null;
-    const save = () => {
-      model.set("state", { ...state });
-      clearTimeout(pending);
-      pending = setTimeout(() => model.save_changes(), 250);
-    };
+    const save = saver(model, state);
 
     const area = plot({ width: 420, height: 426, x: [-v, v], y: [-v, v], margin: { left: 36, right: 10, top: 24, bottom: 28 },
       label: "the population: each particle's area and colour show its attention weight at the read shown" });

@@ -2,7 +2,7 @@
 // seed, at any size), its exact minimal enclosing circle by Welzl's algorithm (welzl.js) with the
 // particles that fix it ringed, and the circles the chapter's trained Deep Sets predict for it
 // (deepset.js's forward pass of their exported weights), each read out as centre and radius.
-import { button, draggable, fmt, h, mulberry32, plot, readout, root, s, slider } from "./lib.js";
+import { button, draggable, fmt, h, mulberry32, plot, readout, root, s, saver, slider } from "./lib.js";
 import { forward } from "./deepset.js";
 import { welzlCircle } from "./welzl.js";
 import { circlePopulation, circleView } from "./circle_data.js";
@@ -75,12 +75,7 @@ export default {
     const cross = (x, y, size) => `M${sx(x) - size},${sy(y) - size}L${sx(x) + size},${sy(y) + size}`
       + `M${sx(x) - size},${sy(y) + size}L${sx(x) + size},${sy(y) - size}`;
     const plus = (x, y, size) => `M${sx(x) - size},${sy(y)}L${sx(x) + size},${sy(y)}M${sx(x)},${sy(y) - size}L${sx(x)},${sy(y) + size}`;
-    let saving = null;
-    const save = () => {
-      // the notebook's copy of the state (the weights travel with it: at most every 0.2 s)
-      clearTimeout(saving);
-      saving = setTimeout(() => { model.set("state", { ...state }); model.save_changes(); }, 200);
-    };
+    const save = saver(model, state, 200);  // the weights travel with the state
 
     const draw = () => {
       const circle = welzlCircle(population);

@@ -3,7 +3,7 @@
 // cumulative (integer) intensities, every pixel alike on an empty canvas; the other two place it
 // uniformly inside that pixel, in the frame [-1, 1]² (y down, as in the image). Growing n keeps the
 // particles drawn so far (setfuncs/explorables/digit_particles.py draws the same ones).
-import { button, choice, fmt, h, mulberry32, plot, readout, root, s, slider } from "./lib.js";
+import { button, choice, fmt, h, mulberry32, plot, readout, root, s, saver, slider } from "./lib.js";
 
 const DP_SIDE = 300;
 
@@ -106,7 +106,7 @@ export default {
     };
     const caption = h("p", { class: "xp-note" });
 
-    let saving = null;
+    const save = saver(model, state, 300);  // a large state: sent once the reader pauses
     const draw = () => {
       const canvas = state.canvases[state.canvas];
       const n = Math.round(state.n);
@@ -146,9 +146,7 @@ export default {
       caption.textContent = `${state.label ? `${state.label}. ` : ""}${canvas.count} digit${canvas.count === 1 ? "" : "s"} on this canvas (true boxes in green); ` +
         `n = ${n} particle${n === 1 ? "" : "s"}, draw ${state.seed}` +
         (state.trained ? `; the localisers are trained on ${state.trained} particles and tested on 5 to 1,000.` : ".");
-      // the notebook's copy of the state (a large one: sent once the reader pauses)
-      clearTimeout(saving);
-      saving = setTimeout(() => { model.set("state", { ...state }); model.save_changes(); }, 300);
+      save();
     };
 
     const options = Object.fromEntries(state.canvases.map((c, k) =>

@@ -69,6 +69,17 @@ export function fmt(value, digits = 3) {
   return String(Number(value.toPrecision(digits)));
 }
 
+// The notebook's copy of the state: save() sets it on the model at once and sends it (save_changes)
+// once the reader has paused for `delay` ms, since a state that carries trained weights is large.
+export function saver(model, state, delay = 250) {
+  let pending = null;
+  return () => {
+    model.set("state", { ...state });
+    clearTimeout(pending);
+    pending = setTimeout(() => model.save_changes(), delay);
+  };
+}
+
 // A labelled slider whose <input> carries data-control=name, an accessible name (aria-label) and
 // its value spoken as the read-out shows it (aria-valuetext). With log: true the input moves on
 // log10 of the value (data-scale="log"); onInput(value) gets the value itself.

@@ -4,7 +4,7 @@
 // runs the repository's EM on it (mixture_math.js, a port of setfuncs/experiments/mixture/em.py)
 // and every model's forward pass (deepset.js), whose two outputs are a Beta distribution over the
 // smaller weight w: its density is drawn, its mean a / (a + b) is the model's estimate.
-import { button, draggable, fmt, h, plot, readout, root, s, slider } from "./lib.js";
+import { button, draggable, fmt, h, plot, readout, root, s, saver, slider } from "./lib.js";
 import { forward } from "./deepset.js";
 import { mxBeta, mxBetaDensity, mxEllipse, mxFitGmm, mxPopulation } from "./mixture_math.js";
 
@@ -76,11 +76,7 @@ export default {
     };
     const modelReadouts = state.models.map((m, k) => readout(`model_${k}`, `${m.name}: ŵ =`));
 
-    let saving = null;
-    const save = () => { // the state back to the kernel, at most every quarter second (its models are large)
-      clearTimeout(saving);
-      saving = setTimeout(() => { model.set("state", { ...state }); model.save_changes(); }, 250);
-    };
+    const save = saver(model, state);  // its models are large
 
     const draw = () => {
       const n = Math.round(state.n);

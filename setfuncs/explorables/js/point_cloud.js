@@ -4,7 +4,7 @@
 // x' = R_x(elevation) R_z(azimuth) x and the same standardisation (clip to ±100 mean |x|, then one
 // mean and one standard deviation over all 3n coordinates) as setfuncs/explorables/point_cloud.py.
 import { forward } from "./deepset.js";
-import { choice, fmt, h, mulberry32, readout, root, s, slider } from "./lib.js";
+import { choice, fmt, h, mulberry32, readout, root, s, saver, slider } from "./lib.js";
 
 const PC_SIDE = 340;
 const PC_BLUES = ["#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
@@ -100,7 +100,8 @@ export default {
     key, ...bars.flatMap((b) => [b.label, b.track, b.shown]));
     const caption = h("p", { class: "xp-note" });
 
-    let pending = false, saving = null;
+    let pending = false;
+    const save = saver(model, state, 300);  // a large state: sent once the reader pauses
     const draw = () => {
       pending = false;
       const cloud = cloudOf(state.shape);
@@ -152,9 +153,7 @@ export default {
       caption.textContent = `${n} of the ${cloud.length.toLocaleString("en")} points of this '${state.shape}' cloud${state.label ? ` (${state.label})` : ""}, ` +
         `turned ${fmt(state.azimuth)}° about z and ${fmt(state.elevation)}° about x, draw ${state.seed}` +
         (state.trained_points ? `; the models were trained on clouds of ${state.trained_points} points, every heading about z, never tipped over.` : ".");
-      // the notebook's copy of the state (a large one: sent once the reader pauses)
-      clearTimeout(saving);
-      saving = setTimeout(() => { model.set("state", { ...state }); model.save_changes(); }, 300);
+      save();
     };
     const redraw = () => { if (!pending) { pending = true; requestAnimationFrame(draw); } };
 

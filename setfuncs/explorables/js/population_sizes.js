@@ -3,7 +3,7 @@
 // circle of radius sigma; right, every model's estimate sigma-hat on the first n points of the same
 // draw for n from 2 to 500 (the sample standard deviation dotted, the true sigma a grey line), with
 // the training size and the N picked marked. Read-outs: each estimate at N.
-import { button, fmt, h, mulberry32, plot, readout, root, s, slider } from "./lib.js";
+import { button, fmt, h, mulberry32, plot, readout, root, s, saver, slider } from "./lib.js";
 import { forward } from "./deepset.js";
 
 // N points of N(c, sigma^2 I), as setfuncs.explorables.population_sizes.gaussian_population draws them.
@@ -34,12 +34,7 @@ export default {
     const state = structuredClone(model.get("state"));
     const [nLo, nHi] = state.n_range, v = state.view, top = state.top;
     const node = root(el, "estimates of sigma by models trained at one population size, at the size you pick");
-    let pending = null;
-    const save = () => {
-      model.set("state", { ...state });
-      clearTimeout(pending);
-      pending = setTimeout(() => model.save_changes(), 250);
-    };
+    const save = saver(model, state);
 
     const cloud = plot({ width: 320, height: 328, x: [-v, v], y: [-v, v], margin: { left: 36, right: 8, top: 24, bottom: 28 },
       label: "the population: N points of a round Gaussian, a dashed circle of radius sigma around its centre" });
