@@ -9,7 +9,7 @@ import torch
 from torch import Tensor
 
 if TYPE_CHECKING:
-    from matplotlib.axis import Axis
+    import matplotlib.axis
 
 __all__ = ["pair_grid", "plain_log_ticks"]
 
@@ -30,7 +30,7 @@ def pair_grid(aggregate: Callable[[Tensor], Tensor], low: float, high: float,
     return x1.numpy(), x2.numpy(), values.detach().numpy()
 
 
-def plain_log_ticks(axis: Axis) -> None:
+def plain_log_ticks(axis: matplotlib.axis.Axis) -> None:
     """Label the ticks of a logarithmic ``axis`` (``ax.xaxis`` or ``ax.yaxis``, after its log scale is
     set) as plain numbers (``0.01, 0.1, 1``; ``0.2, 0.3`` where matplotlib labels the minor ticks), not
     as powers of ten: a power's exponent is set at 70 % of the tick labels' size, too small to read."""
