@@ -33,7 +33,7 @@ EXECUTED := .nbmake
 LAB_IP ?= 127.0.0.1
 LAB_FLAGS ?=
 
-.PHONY: setup lab test book unit notebooks browser bench clean pdf pdf-checked wheel figures
+.PHONY: setup lab test book unit notebooks built-book built-book-browser built-book-pdf browser bench clean pdf pdf-checked wheel figures
 
 setup: .venv/.stamp $(STATIC)/.stamp
 
@@ -124,14 +124,24 @@ $(TEX) &:
 
 # Each chapter runs once: nbmake executes copies of the notebooks (the committed ones stay
 # clean), the executed copies seed the book's jupyter-cache, and the build reuses them. Chromium
-# and XeLaTeX are installed first (apt-get, one at a time), so that the browser test and the PDF
-# can then run side by side: the browser test mostly waits for pages and a kernel, XeLaTeX takes
-# one core (each log is printed whole when its step ends).
-test: setup $(WHEEL) /usr/bin/chromium $(TEX) unit notebooks
+# and XeLaTeX are installed first (apt-get, one at a time). Once the chapters have run, the unit
+# tests run beside the built book's steps (built-book): the HTML build and XeLaTeX take one core
+# each and the browser test mostly waits for pages and a kernel, so on two cores the unit tests fill
+# what they leave (each log is printed whole when its step ends).
+test: setup $(WHEEL) /usr/bin/chromium $(TEX) notebooks
+	$(MAKE) -j 3 --output-sync=target unit built-book-browser built-book-pdf
+
+# The executed chapters' outputs checked and the book built from them; then the browser test and
+# the PDF, side by side.
+built-book: setup
 	EXECUTED_OUTPUTS_REQUIRED=1 $(PY) -m pytest -q tests/test_executed_outputs.py tests/test_chapter_outputs.py
 	$(SEED_CACHE)
 	$(JB) build . --all -W -n --keep-going
-	$(MAKE) -j 2 --output-sync=target browser pdf-checked
+built-book-browser built-book-pdf: built-book
+built-book-browser:
+	$(MAKE) browser
+built-book-pdf:
+	$(MAKE) pdf-checked
 
 # The browser and PDF tests run in `make test` once their book is built, not on an older build;
 # tests/test_executed_outputs.py and tests/test_chapter_outputs.py once the chapters have run (no nan or inf

@@ -255,6 +255,8 @@ def test_chapter_explorables_compute_what_python_computes(browser: Browser, base
           + (f"smallest figure text {smallest['px']:.1f} px at the column's width ({smallest['figure']}; "
              f"captions {smallest['caption']:.0f} px)" if smallest else "no SVG figure"))
     assert count >= 1, f"{path} has no explorable"
+    assert not smallest or smallest["px"] >= smallest["caption"] - 0.05, (
+        f"{path}: {smallest['figure']} shows text of {smallest['px']:.1f} px, below its caption's {smallest['caption']:.0f} px")
     assert not problems, "\n".join(problems)
     assert not soft, "raster figures below 1.8x their shown width at devicePixelRatio 2:\n" + "\n".join(soft)
     assert weight <= PAGE_BUDGET, f"{path} weighs {weight:,} bytes gzipped (budget {PAGE_BUDGET:,})"
@@ -279,10 +281,11 @@ def test_without_javascript_every_explorable_shows_its_still_frame(browser: Brow
 
 
 #: The smallest text of the page's SVG figures as shown (its font size in the SVG's units times the
-#: shown width over the SVG's width), the figure it is in, and the captions' font size: printed, as
-#: the measure of a figure's legibility against the captions (its text at least the captions' size at the column's width). The experiment
-#: chapters' figures are drawn at the column's width with 9 pt text and more (12-13.3 px there, 6-10 px
-#: before 7 December 2026); the theory chapters' show 11.7-13.3 px; the captions are 16 px.
+#: shown width over the SVG's width; a sub- or superscript of mathematics, a <tspan>, is left out), the
+#: figure it is in, and the captions' font size. At the column's width (1280 px) every figure's text
+#: is at least the captions' size: the book's kernel draws 11 pt text (14.7 px in the 7-inch column),
+#: the captions are 13 px (css/book.css); before 7 December 2026 figures showed 6-13.3 px text beside
+#: 16 px captions. On a phone it is printed.
 SMALLEST_FIGURE_TEXT = """async () => {
     let smallest = null;
     for (const image of document.querySelectorAll("main img")) {
@@ -368,6 +371,18 @@ FAR_PRESS = """([reach, move]) => {
 }"""
 
 
+#: Every SVG figure of the page (not an explorable's still frame): whether it shows its phone variant
+#: (scripts/phone_figures.py) and the scale it is shown at (its shown width over its natural width).
+PHONE_FIGURES = """() => [...document.querySelectorAll("main img")].filter(image =>
+    /\\.svg$/.test(image.src) && image.getBoundingClientRect().width > 0).map(image => ({
+        name: image.closest("figure")?.querySelector(".caption-number")?.textContent.trim() || image.src.split("/").pop().slice(0, 12),
+        phone: /-phone\\.svg$/.test(image.currentSrc),
+        scale: image.getBoundingClientRect().width / image.naturalWidth}))"""
+#: A figure without a phone variant shown below this share of its natural size on a phone is listed:
+#: setfuncs.phone re-lays what its rule can and what then fits; the rest keep the book's layout.
+SHRUNK = 0.75
+
+
 @pytest.mark.parametrize("path", CHAPTER_PAGES)
 def test_on_a_phone_nothing_scrolls_sideways_and_controls_are_usable(browser: Browser, base_url: str, path: str) -> None:
     """At 390 px: nothing scrolls sideways; every control has a 44 px target, a name and a spoken
@@ -377,6 +392,13 @@ def test_on_a_phone_nothing_scrolls_sideways_and_controls_are_usable(browser: Br
     page.goto(base_url + path, wait_until="networkidle")
     page.wait_for_function("() => [...document.querySelectorAll('figure[data-explorable]')].every(f => f.dataset.ready)")
     found = page.evaluate(PHONE_CHECK)
+    figures = page.evaluate(PHONE_FIGURES)
+    smallest = page.evaluate(SMALLEST_FIGURE_TEXT)
+    shrunk = [f"{figure['name']} at {figure['scale']:.2f}x" for figure in figures
+              if not figure["phone"] and figure["scale"] < SHRUNK]
+    print(f"\n{path} at 390 px: {sum(figure['phone'] for figure in figures)} of {len(figures)} figures re-laid for the phone"
+          + (f"; smallest figure text {smallest['px']:.1f} px ({smallest['figure']})" if smallest else "")
+          + (f"; shown smaller: {', '.join(shrunk)}" if shrunk else ""))
     press = page.evaluate(FAR_PRESS, [REACH, MOVE])
     if press:
         page.mouse.move(press["x"], press["y"])

@@ -349,5 +349,6 @@ def test_the_script_can_be_inlined_with_others() -> None:
     assert not re.search(r"^\s*import\b", source, re.MULTILINE)
     assert "export default" not in source and not re.search(r"^export\s*\{", source, re.MULTILINE)
     declared = re.findall(r"^(export\s+)?(?:function|const|let|var|class)\s+([A-Za-z_$][\w$]*)", source, re.MULTILINE)
-    assert sorted(name for exported, name in declared if exported) == ["DEEPSET_FORMAT", "forward"]
+    assert sorted(name for exported, name in declared if exported) == ["DEEPSET_FORMAT", "decodeTensors", "forward", "layers",
+                                                                       "linear", "logSigmoid", "lstmCell", "sigmoid"]
     assert [name for exported, name in declared if not exported and not name.startswith("ds")] == []

@@ -51,7 +51,7 @@ def plot_sign_flip(d: Sequence[float] | np.ndarray, label: str, width: float = 7
     ax.hist(means, bins=41, color="0.75", edgecolor="0.55")
     ax.axvline(observed, color="#cf222e", linewidth=2)
     ax.text(observed, ax.get_ylim()[1] * 0.9, f"  observed mean {observed:.3g}\n  share at least as large {share:.2g}",
-            color="#cf222e", fontsize=8, va="top", ha="right" if observed > 0 else "left")
+            color="#cf222e", fontsize="medium", va="top", ha="right" if observed > 0 else "left")
     ax.set_xlabel(f"mean of the {len(means).bit_length() - 1} paired differences under each sign pattern ({label})")
     ax.set_ylabel("patterns")
     return fig

@@ -168,7 +168,7 @@ def plot_checkpoint_curves(ax: Any, curves: dict[str, dict[str, Any]], metric: s
         ax.fill_between(curve["steps"], curve["q25"], curve["q75"], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("training step")
     ax.set_ylabel(f"{metric} (median, quartiles over runs)")
-    ax.legend(fontsize="small")
+    ax.legend()
 
 
 def plot_loss_curves(ax: Any, curves: dict[str, dict[str, Any]], quantity: str = "training loss",
@@ -188,4 +188,4 @@ def plot_loss_curves(ax: Any, curves: dict[str, dict[str, Any]], quantity: str =
     ax.set_ylabel(f"{quantity} (median, quartiles over runs)")
     if log:
         ax.set_yscale("log")
-    ax.legend(fontsize="small")
+    ax.legend()

@@ -221,13 +221,13 @@ def plot_findings(found: Sequence[Finding], family: str = "paper", width: float 
         span = max(abs(low), abs(high), abs(f.estimate), 1e-12)
         ax.set_xlim(-1.15 * span, 1.15 * span)
         ax.set_yticks([])
-        ax.set_title(title, fontsize=10, loc="left", pad=2)
-        ax.text(1.01, 0.5, f"{mark['symbol']} {f.verdict}", transform=ax.transAxes, va="center", fontsize=9.5,
+        ax.set_title(title, fontsize="medium", loc="left", pad=2)
+        ax.text(1.01, 0.5, f"{mark['symbol']} {f.verdict}", transform=ax.transAxes, va="center", fontsize="medium",
                 color=mark["colour"])
-        ax.tick_params(axis="x", labelsize=9)
+        ax.tick_params(axis="x", labelsize="medium")
         for side in ("left", "right", "top"):
             ax.spines[side].set_visible(False)
-    axes[-1, 0].set_xlabel("estimate with its 95 % interval (right of 0: as the paper claims)", fontsize=9.5)
+    axes[-1, 0].set_xlabel("estimate with its 95 % interval (right of 0: as the paper claims)", fontsize="medium")
     return fig
 
 

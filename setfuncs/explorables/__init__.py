@@ -11,7 +11,7 @@ import pkgutil
 from .base import REGISTRY, STILL_DPI, Explorable
 
 #: Modules of this package that hold no explorable.
-INFRASTRUCTURE = {"base", "esm", "rng", "weights"}
+INFRASTRUCTURE = {"base", "esm", "rng", "weights", "air_weights"}
 for _module in pkgutil.iter_modules(__path__):
     if _module.name not in INFRASTRUCTURE:
         importlib.import_module(f"{__name__}.{_module.name}")

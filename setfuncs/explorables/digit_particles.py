@@ -30,7 +30,8 @@ from .base import Explorable
 from .esm import module_source
 from .rng import uniforms
 
-__all__ = ["LEVELS", "MAX_PARTICLES", "DigitParticles", "sample_population", "density_weights"]
+__all__ = ["LEVELS", "MAX_PARTICLES", "DigitParticles", "sample_population", "density_weights", "encode_canvases",
+           "population"]
 
 #: Intensities travel as integers ``round(LEVELS * I)``: two decimals of the grey value.
 LEVELS = 100
@@ -62,7 +63,25 @@ def sample_population(levels: Sequence[int], size: int, n: int, seed: int) -> np
     return np.stack([2 * (cols + draws[:, 1]) / size - 1, 2 * (rows + draws[:, 2]) / size - 1], axis=1)
 
 
-def _particles(state: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
+def encode_canvases(images: np.ndarray, counts: Sequence[int], boxes: np.ndarray, n: int, canvas: int
+                    ) -> list[dict[str, Any]]:
+    r"""The canvases ``images [M, H, H]`` as the page carries them, their arguments checked (``n`` in
+    1..:data:`MAX_PARTICLES`, ``canvas`` an index of ``images``): per canvas its integer intensities
+    ``levels`` :math:`= \operatorname{round}(\text{LEVELS} \cdot \operatorname{clip}(I, 0, 1))` (row by row),
+    its digit ``count`` and its true pixel ``boxes`` to two decimals."""
+    images = np.asarray(images, dtype=np.float64)
+    if images.ndim != 3 or images.shape[1] != images.shape[2]:
+        raise ValueError(f"images must be square canvases [M, H, H], got shape {images.shape}")
+    if not 1 <= n <= MAX_PARTICLES or not 0 <= canvas < len(images):
+        raise ValueError(f"need 1 <= n <= {MAX_PARTICLES} and 0 <= canvas < {len(images)}, got n={n}, canvas={canvas}")
+    return [{"levels": np.rint(np.clip(image, 0, 1) * LEVELS).astype(int).ravel().tolist(), "count": int(count),
+             "boxes": [[round(float(v), 2) for v in b] for b in np.asarray(box)[:int(count)]]}
+            for image, count, box in zip(images, counts, boxes)]
+
+
+def population(state: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
+    """The chosen canvas of ``state`` and the population the page draws on it
+    (:func:`sample_population` at the page's ``Math.round`` of ``n``)."""
     canvas = state["canvases"][int(state["canvas"])]
     n = int(math.floor(float(state["n"]) + 0.5))  # the page's Math.round of the slider's value
     return canvas, sample_population(canvas["levels"], state["size"], n, int(state["seed"]))
@@ -89,17 +108,8 @@ class DigitParticles(Explorable):
 
     def __init__(self, images: np.ndarray, counts: Sequence[int], boxes: np.ndarray, n: int = 20, canvas: int = 0,
                  seed: int = 1, trained_particles: int | None = None, label: str = "") -> None:
-        images = np.asarray(images, dtype=np.float64)
-        if images.ndim != 3 or images.shape[1] != images.shape[2]:
-            raise ValueError(f"images must be square canvases [M, H, H], got shape {images.shape}")
-        if not 1 <= n <= MAX_PARTICLES or not 0 <= canvas < len(images):
-            raise ValueError(f"need 1 <= n <= {MAX_PARTICLES} and 0 <= canvas < {len(images)}, got n={n}, canvas={canvas}")
-        size = images.shape[1]
-        canvases = []
-        for image, count, box in zip(images, counts, boxes):
-            levels = np.rint(np.clip(image, 0, 1) * LEVELS).astype(int).ravel().tolist()
-            canvases.append({"levels": levels, "count": int(count),
-                             "boxes": [[round(float(v), 2) for v in b] for b in np.asarray(box)[:int(count)]]})
+        canvases = encode_canvases(images, counts, boxes, n, canvas)
+        size = len(images[0])
         state = {"size": size, "levels": LEVELS, "canvases": canvases, "canvas": canvas, "n": n, "seed": seed,
                  "max_n": MAX_PARTICLES, "trained": trained_particles, "label": label}
         count = int(counts[canvas])
@@ -117,7 +127,7 @@ class DigitParticles(Explorable):
 
     @classmethod
     def readouts(cls, state: dict[str, Any]) -> dict[str, float]:
-        canvas, particles = _particles(state)
+        canvas, particles = population(state)
         mean = particles.mean(axis=0)
         low, high = particles.min(axis=0), particles.max(axis=0)
         return {"mean_x": float(mean[0]), "mean_y": float(mean[1]),
@@ -126,7 +136,7 @@ class DigitParticles(Explorable):
 
     def still(self) -> Figure:
         state = self.state
-        canvas, particles = _particles(state)
+        canvas, particles = population(state)
         size, n = state["size"], len(particles)
         image = np.asarray(canvas["levels"], dtype=float).reshape(size, size) / LEVELS
         values = self.readouts(state)

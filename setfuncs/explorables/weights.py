@@ -61,7 +61,7 @@ from ..model import DeepSet, SoftplusPowerMean
 from ..plain import (SMALL_EXPONENT, Aggregation, LogMeanExp, LogSumExp, Max, Mean, Median, Min, PowerMean,
                      Quantile, SoftmaxWeightedSum, Sum)
 
-__all__ = ["FORMAT", "export_model"]
+__all__ = ["FORMAT", "export_model", "layers", "linear", "lstm", "rounded"]
 
 #: The JSON layout's version; ``deepset.js`` refuses any other.
 FORMAT = 2
@@ -76,7 +76,7 @@ _SUPPORTED_ACTIVATIONS = "torch.nn.Tanh, ReLU, ELU, GELU, Identity"
 
 #: The precisions a weight can be exported in, with numpy's little-endian dtype of each.
 PRECISIONS = {"float32": "<f4", "float16": "<f2"}
-#: While :func:`load_model` runs, the tensors :func:`_rounded` meets, in the order it meets them.
+#: While :func:`load_model` runs, the tensors :func:`rounded` meets, in the order it meets them.
 _MET: contextvars.ContextVar[list | None] = contextvars.ContextVar("met", default=None)
 
 
@@ -98,16 +98,18 @@ def export_model(model: DeepSet, precision: str = "float32") -> dict[str, Any]:
     return {
         "format": FORMAT, "spec": model.spec, "in_features": model.in_features,
         "out_features": model.out_features, "precision": precision, "arguments": dict(model.arguments),
-        "embed": _layers(model.embed, "embed", precision),
+        "embed": layers(model.embed, "embed", precision),
         "combine": [_equivariant(layer, f"combine[{k}]", precision, floor) for k, layer in enumerate(model.combine)],
         "aggregate": _aggregation(model.aggregate, "aggregate", precision, floor),
-        "process": _layers(model.process, "process", precision),
+        "process": layers(model.process, "process", precision),
     }
 
 
-def _rounded(tensor: torch.Tensor, where: str, precision: str) -> dict[str, Any]:
-    """``tensor`` as ``{"shape", "dtype", "data"}``: its values in ``precision``, little-endian,
-    row-major, base64 (:func:`load_model` reads the tensors back in the order they are met here)."""
+def rounded(tensor: torch.Tensor, where: str, precision: str) -> dict[str, Any]:
+    """``tensor`` as an exported tensor ``{"shape", "dtype", "data"}``: its values in ``precision``
+    (a key of ``PRECISIONS``), little-endian, row-major, base64 (:func:`decode` reads it back;
+    :func:`load_model` reads the tensors back in the order they are met here). ``where`` names the
+    tensor in the ``ValueError`` that refuses non-finite values or values beyond ``precision``'s range."""
     values = tensor.detach().cpu().double().numpy()
     if not np.isfinite(values).all():
         raise ValueError(f"{where} holds non-finite weights (inf or NaN), which JSON cannot carry; "
@@ -165,12 +167,14 @@ def load_model(exported: dict[str, Any]) -> DeepSet:
     return model
 
 
-def _linear(module: nn.Module, where: str, precision: str) -> dict[str, Any]:
-    """``{"weight": [out][in], "bias": [out] | None}`` of an exact :class:`torch.nn.Linear`."""
+def linear(module: nn.Module, where: str, precision: str) -> dict[str, Any]:
+    """``{"weight": [out][in], "bias": [out] | None}`` of an exact :class:`torch.nn.Linear`, each a
+    :func:`rounded` tensor in ``precision``; anything else is refused with a ``ValueError`` naming
+    ``where``."""
     if type(module) is not nn.Linear:
         raise ValueError(f"{where} is {type(module).__name__}; export_model supports torch.nn.Linear there")
-    weight = _rounded(module.weight, f"{where}.weight", precision)  # met in the order they are written
-    return {"weight": weight, "bias": None if module.bias is None else _rounded(module.bias, f"{where}.bias", precision)}
+    weight = rounded(module.weight, f"{where}.weight", precision)  # met in the order they are written
+    return {"weight": weight, "bias": None if module.bias is None else rounded(module.bias, f"{where}.bias", precision)}
 
 
 def _activation(module: nn.Module, where: str) -> dict[str, Any]:
@@ -189,20 +193,22 @@ def _activation(module: nn.Module, where: str) -> dict[str, Any]:
     return out
 
 
-def _layers(sequence: nn.Module, where: str, precision: str) -> list[dict[str, Any]]:
-    """The layers of an MLP (:func:`setfuncs.model.mlp`): Linear and activations; Dropout, off in
-    eval mode, is left out."""
+def layers(sequence: nn.Module, where: str, precision: str) -> list[dict[str, Any]]:
+    """The layers of an MLP (:func:`setfuncs.model.mlp`), an exact :class:`torch.nn.Sequential`, in
+    order: ``{"type": "linear", "weight", "bias"}`` (:func:`linear`, weights in ``precision``) and
+    ``{"type": "activation", "name", ...}``; Dropout, off in eval mode, is left out. Anything else is
+    refused with a ``ValueError`` naming ``where`` and the layer's index."""
     if type(sequence) is not nn.Sequential:
         raise ValueError(f"{where} is {type(sequence).__name__}; export_model supports torch.nn.Sequential there")
-    layers = []
+    out = []
     for k, module in enumerate(sequence):
         if type(module) is nn.Dropout:
             continue
         if type(module) is nn.Linear:
-            layers.append({"type": "linear", **_linear(module, f"{where}[{k}]", precision)})
+            out.append({"type": "linear", **linear(module, f"{where}[{k}]", precision)})
         else:
-            layers.append(_activation(module, f"{where}[{k}]"))
-    return layers
+            out.append(_activation(module, f"{where}[{k}]"))
+    return out
 
 
 def _equivariant(layer: nn.Module, where: str, precision: str, floor: float) -> dict[str, Any]:
@@ -210,10 +216,10 @@ def _equivariant(layer: nn.Module, where: str, precision: str, floor: float) -> 
     :math:`\sigma(\Gamma x_i + b - \Lambda \alpha(X))` (``deepsets``)."""
     parts: dict[str, Any]
     if type(layer) is Equivariant:
-        parts = {"type": "equivariant", "linear": _linear(layer.linear, f"{where}.linear", precision)}
+        parts = {"type": "equivariant", "linear": linear(layer.linear, f"{where}.linear", precision)}
     elif type(layer) is DeepSetsEquivariant:
-        parts = {"type": "deepsets", "gamma": _linear(layer.gamma, f"{where}.gamma", precision),
-                 "lambda": _linear(layer.lam, f"{where}.lam", precision)}
+        parts = {"type": "deepsets", "gamma": linear(layer.gamma, f"{where}.gamma", precision),
+                 "lambda": linear(layer.lam, f"{where}.lam", precision)}
     else:
         raise ValueError(f"{where} is {type(layer).__name__}; export_model supports the equivariant layers "
                          f"Equivariant and DeepSetsEquivariant")
@@ -232,7 +238,7 @@ def _aggregation(agg: nn.Module, where: str, precision: str, floor: float) -> di
         return {"kind": "pmean", "p": agg.p, "softplus": kind is SoftplusPowerMean, "floor": floor,
                 "small_exponent": SMALL_EXPONENT}
     if kind is SoftmaxWeightedSum:
-        return {"kind": "softmax", "log_temperature": _rounded(agg.log_temperature, f"{where}.log_temperature", precision),
+        return {"kind": "softmax", "log_temperature": rounded(agg.log_temperature, f"{where}.log_temperature", precision),
                 "floor": floor}
     if kind in _LEARNABLE:
         return _learnable(agg, where, precision, floor)
@@ -255,22 +261,24 @@ def _learnable(agg: QueryAggregation | RecurrentAggregation, where: str, precisi
            "reduce": _aggregation(agg.reducer, f"{where}.reducer", precision, floor),
            "normalize": agg.normalize_name, "weighting": agg.weighting, "scale": float(agg.scale)}
     if out["kind"] == "query":
-        return {**out, "query": _rounded(agg.query, f"{where}.query", precision)}
+        return {**out, "query": rounded(agg.query, f"{where}.query", precision)}
     if agg.readout not in ("backward", "last") or (agg.readout == "backward") != (agg.backward_rnn is not None):
         raise ValueError(f"{where}: readout={agg.readout!r} with backward_rnn "
                          f"{type(agg.backward_rnn).__name__}; export_model supports readout 'backward' "
                          f"(an LSTM) and 'last' (none)")
     cell = agg.query if agg.steps > 1 else None  # one read never asks the LSTM for a query
-    return {**out, "steps": agg.steps, "readout": agg.readout, "query0": _rounded(agg.query0, f"{where}.query0", precision),
-            "cell": None if cell is None else _lstm(cell, f"{where}.query", precision),
-            "readout_rnn": None if agg.backward_rnn is None else _lstm(agg.backward_rnn, f"{where}.backward_rnn", precision)}
+    return {**out, "steps": agg.steps, "readout": agg.readout, "query0": rounded(agg.query0, f"{where}.query0", precision),
+            "cell": None if cell is None else lstm(cell, f"{where}.query", precision),
+            "readout_rnn": None if agg.backward_rnn is None else lstm(agg.backward_rnn, f"{where}.backward_rnn", precision)}
 
 
-def _lstm(module: nn.Module, where: str, precision: str) -> dict[str, Any]:
-    r"""The weights of an :class:`torch.nn.LSTMCell` or a one-layer, one-way :class:`torch.nn.LSTM`
+def lstm(module: nn.Module, where: str, precision: str) -> dict[str, Any]:
+    r"""The weights ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` (:func:`rounded` tensors in
+    ``precision``) of an :class:`torch.nn.LSTMCell` or a one-layer, one-way :class:`torch.nn.LSTM`
     with biases and no projection:
     :math:`(i, f, g, o) = W_{ih} x + b_{ih} + W_{hh} h + b_{hh}`,
-    :math:`c' = \sigma(f) c + \sigma(i) \tanh g`, :math:`h' = \sigma(o) \tanh c'`."""
+    :math:`c' = \sigma(f) c + \sigma(i) \tanh g`, :math:`h' = \sigma(o) \tanh c'`;
+    anything else is refused with a ``ValueError`` naming ``where``."""
     suffix = "_l0" if type(module) is nn.LSTM else ""
     plain_cell = type(module) is nn.LSTMCell and module.bias
     plain_rnn = (type(module) is nn.LSTM and module.num_layers == 1 and not module.bidirectional
@@ -279,5 +287,5 @@ def _lstm(module: nn.Module, where: str, precision: str) -> dict[str, Any]:
         raise ValueError(f"{where} is {module!r}; export_model supports torch.nn.LSTMCell with bias and "
                          f"torch.nn.LSTM with one layer, one direction, bias and no projection")
     names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-    return {name: _rounded(getattr(module, name + suffix), f"{where}.{name}{suffix}", precision) for name in names}
+    return {name: rounded(getattr(module, name + suffix), f"{where}.{name}{suffix}", precision) for name in names}
 

@@ -96,9 +96,9 @@ def gaussian_kl(mean: Tensor, std: Tensor, prior_mean: Tensor, prior_std: Tensor
 class Inference(NamedTuple):
     """One pass of the inference network over ``B`` canvases and all ``K`` steps.
 
-    ``presence_logits [B, K]``, ``where [B, K, 3]`` (samples), ``where_mean [B, K, 3]``,
-    ``kl [B, K]`` (KL of where plus what at each step), ``placed [B, K, H, W]`` (each step's
-    decoded glimpse on the canvas).
+    ``presence_logits [B, K]``, ``where [B, K, 3]`` (samples; the means with ``noise=False``),
+    ``where_mean [B, K, 3]``, ``kl [B, K]`` (KL of where plus what at each step), ``placed [B, K, H, W]``
+    (each step's decoded glimpse on the canvas).
     """
 
     presence_logits: Tensor
@@ -177,8 +177,13 @@ class AIR(nn.Module):
             return particles
         return canvases
 
-    def infer(self, canvases: Tensor, particles: Tensor | None = None) -> Inference:
-        """Run the inference network for all ``K`` steps (every earlier object present)."""
+    def infer(self, canvases: Tensor, particles: Tensor | None = None, noise: bool = True) -> Inference:
+        r"""Run the inference network for all ``K`` steps (every earlier object present), each step's
+        latents one reparameterised sample, :math:`z^\text{where}_i = \mu_i + \sigma_i \odot \epsilon_i` and
+        :math:`z^\text{what}_i = \mu'_i + \sigma'_i \odot \epsilon'_i` with :math:`\epsilon_i, \epsilon'_i \sim
+        \mathcal{N}(0, I)`; with ``noise=False`` the means, :math:`z^\text{where}_i = \mu_i` and
+        :math:`z^\text{what}_i = \mu'_i` (deterministic: what chapter 11's explorable runs in the browser,
+        ``setfuncs.explorables.air_boxes``)."""
         scene = self.localiser.prepare(self._check(canvases, particles))
         b = canvases.shape[0]
         state = self.localiser.initial_state(b, canvases)
@@ -187,11 +192,11 @@ class AIR(nn.Module):
         for _ in range(self.max_steps):
             history = torch.stack(wheres, 1) if wheres else canvases.new_zeros(b, 0, 3)
             logit, where_mean, where_std, state = self.localiser(scene, previous, state, history)
-            where = where_mean + where_std * torch.randn_like(where_std)
+            where = where_mean + where_std * torch.randn_like(where_std) if noise else where_mean
             look = glimpse(canvases, where, self.glimpse_size).flatten(1)
             what_mean, what_raw = self.encoder(look).chunk(2, -1)
             what_std = F.softplus(what_raw) + 1e-3
-            what = what_mean + what_std * torch.randn_like(what_std)
+            what = what_mean + what_std * torch.randn_like(what_std) if noise else what_mean
             image = self.decoder(what).sigmoid().view(b, self.glimpse_size, self.glimpse_size)
             placed.append(place(image, where, self.canvas_size))
             kls.append(gaussian_kl(where_mean, where_std, self.where_prior_mean, self.where_prior_std)

@@ -51,10 +51,10 @@ def plot_glimpses(canvas: Tensor, wheres: Sequence[tuple[str, Tensor]], size: in
         axes[row, 1].set(xticks=[], yticks=[])
         show_canvas(axes[row, 2], back[0].numpy(), box, color="tab:red")
         s, tx, ty = where[0].tolist()
-        axes[row, 0].set_title(f"{name}:\ns = {s:.2f}, t = ({tx:+.2f}, {ty:+.2f})", fontsize=10)
-        axes[row, 1].set_title(f"glimpse,\n{size}×{size} pixels", fontsize=10)
-        axes[row, 2].set_title("glimpse written back\n(place)", fontsize=10)
-    fig.suptitle(title, fontsize=10)
+        axes[row, 0].set_title(f"{name}:\ns = {s:.2f}, t = ({tx:+.2f}, {ty:+.2f})", fontsize="medium")
+        axes[row, 1].set_title(f"glimpse,\n{size}×{size} pixels", fontsize="medium")
+        axes[row, 2].set_title("glimpse written back\n(place)", fontsize="medium")
+    fig.suptitle(title, fontsize="medium")
     return fig
 
 
@@ -75,5 +75,5 @@ def draw_iou_by_size(ax: Axes, rows: Sequence[dict], sizes: Sequence[int], image
     ax.set(xscale="log", xlabel="population size n (particles)", ylabel="box IoU (matched, all canvases)")
     ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
     ax.minorticks_off()
-    ax.legend(fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
-    ax.set_title("box IoU against population size", fontsize=9)
+    ax.legend(fontsize="medium", ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    ax.set_title("box IoU against population size", fontsize="medium")

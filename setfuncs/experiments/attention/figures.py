@@ -61,7 +61,7 @@ def plot_boxes(model: AIR, canvases: np.ndarray, sizes: Sequence[int | None], sa
             ax.set_xticks([])
             ax.set_yticks([])
             if i == 0:
-                ax.set_title("image" if n is None else f"n = {n}", fontsize=9)
+                ax.set_title("image" if n is None else f"n = {n}", fontsize="medium")
     fig.tight_layout()
     return fig
 
@@ -88,7 +88,7 @@ def plot_elbo_curves(curves: dict, ax: plt.Axes | None = None) -> Figure:
     ax.set_xscale("log")
     ax.set_xlabel("population size n (particles)")
     ax.set_ylabel("test ELBO (nats per canvas)")
-    ax.legend(fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    ax.legend(fontsize="medium", ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     if own:
         fig.tight_layout()
     return fig

@@ -35,9 +35,9 @@ from .experiment import EXPERIMENT
 from .findings import variant_specs
 from ..overview import RESULTS
 from ..side_by_side import verdict_changes, verdict_changes_html
-from .lesson import (LiveRun, canvas_facts, example_canvases, live_budget, live_data, live_table, model_constants,
-                     plot_canvases, plot_glimpse_demo, plot_live_boxes, plot_live_training, population_explorable,
-                     train_live, weight_details, weight_summary)
+from .lesson import (LiveRun, boxes_explorable, canvas_facts, example_canvases, live_budget, live_data, live_table,
+                     model_constants, plot_canvases, plot_glimpse_demo, plot_live_boxes, plot_live_training,
+                     population_explorable, train_live, weight_details, weight_summary)
 from .localisers import IMAGE
 from .sweep import Data
 from .table import attention_table, elbo_curves, mean_over_runs, never_count_two, usable_runs
@@ -145,13 +145,13 @@ def plot_figure5b(results: dict, width: float = 6.85) -> Any:
     plot_elbo_curves(elbo_curves(results), ax=top)
     top.set_xticks(sizes, [f"{n:,}" for n in sizes])
     top.minorticks_off()
-    top.set_title(f"test ELBO, mean of up to {results['runs_per_configuration']} seeds", fontsize=10)
+    top.set_title(f"test ELBO, mean of up to {results['runs_per_configuration']} seeds", fontsize="medium")
     image_iou = mean_over_runs(usable_runs(results, IMAGE)[0], "box_iou", "image")
     draw_iou_by_size(bottom, metrics_by_size(results), sizes, image_iou, results["budget_parameters"]["particles"])
-    bottom.set_title(bottom.get_title(), fontsize=10)
+    bottom.set_title(bottom.get_title(), fontsize="medium")
     for ax in (top, bottom):
-        ax.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    fig.suptitle(f"Figure 5b (ours): {data_label(results)}, {results['budget']} budget", fontsize=10)
+        ax.legend(fontsize="medium", loc="center left", bbox_to_anchor=(1.02, 0.5))
+    fig.suptitle(f"Figure 5b (ours): {data_label(results)}, {results['budget']} budget", fontsize="medium")
     return fig
 
 
@@ -231,11 +231,11 @@ def plot_learning_curves(results: dict, width: float = 6.85) -> Any:
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(width, 7.6), layout="constrained")
     plot_loss_curves(top, loss_curves(results, "spec"), quantity="−ELBO per pixel", log=False)
     plot_checkpoint_curves(bottom, checkpoint_curves(results, "spec"), "test ELBO per canvas")
-    top.set_title(data_label(results), fontsize=10)
+    top.set_title(data_label(results), fontsize="medium")
     for ax in (top, bottom):                                   # "... (median, quartiles over runs)" on a line of its own
         ax.set_ylabel(ax.get_ylabel().replace(" (median", "\n(median"))
         ax.get_legend().remove()
-    fig.legend(*bottom.get_legend_handles_labels(), fontsize=10, ncols=4, columnspacing=1.2, loc="outside lower center")
+    fig.legend(*bottom.get_legend_handles_labels(), fontsize="medium", ncols=4, columnspacing=1.2, loc="outside lower center")
     return fig
 
 

@@ -41,7 +41,7 @@ def plot_median_grids(grids: Mapping[str, np.ndarray]) -> Figure:
             if np.isinf(value):
                 ax.text(j, i, "∞", ha="center", va="center", fontsize=11)
             elif np.isfinite(value):
-                ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=10,
+                ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize="medium",
                         color="white" if np.log10(value) > (np.log10(low) + np.log10(high)) / 2 else "black")
         ax.set(title=setting, xticks=range(len(AGGREGATIONS)), yticks=range(len(AGGREGATIONS)),
                xticklabels=AGGREGATIONS, yticklabels=AGGREGATIONS)

@@ -319,7 +319,7 @@ def plot_learning_curves(probe: dict, width: float = 6.8) -> Any:
     bottom.set_yscale("log")
     for ax in (top, bottom):
         plain_log_ticks(ax.yaxis)
-        ax.legend(fontsize=10)                        # convergence draws it "small", too small in the column
+        ax.legend(fontsize="medium")                        # convergence draws it "small", too small in the column
     top.set_xlabel("")
     (above, names_above), (below, names_below) = top.get_legend_handles_labels(), bottom.get_legend_handles_labels()
     if names_above == names_below and [h.get_color() for h in above] == [h.get_color() for h in below]:

@@ -111,7 +111,7 @@ def plot_estimator_curves(population: Tensor, truth: float, curves: Mapping[str,
         ax.axhline(truth, color="black", ls="--", lw=1, label="truth")
         ax.set(xscale="log", ylabel="estimate of w", ylim=(0, 0.6), yticks=[0, 0.2, 0.4, 0.6],
                title=f"{specs[setting]} ({setting}, {budget_name} budget)")
-        ax.legend(fontsize=10, loc="upper right")
+        ax.legend(fontsize="medium", loc="upper right")
         if row < len(curves) - 1:
             ax.tick_params(labelbottom=False)
     sizes = sorted({int(n) for curve in curves.values() for n in curve["sizes"]})
@@ -130,7 +130,7 @@ def draw_preactivations(ax: Axes, before: np.ndarray, after: np.ndarray, title: 
     ax.axvspan(-limit, -SATURATION, color="tab:red", alpha=0.07)
     ax.axvspan(SATURATION, limit, color="tab:red", alpha=0.07, label=f"|z| > {SATURATION:g}: saturated")
     ax.set(xlabel="first-layer tanh pre-activation z", title=title, yticks=[])
-    ax.legend(fontsize=10)
+    ax.legend(fontsize="medium")
 
 
 def plot_by_population_size(rows: Sequence[dict], train_sizes: tuple[int, int] = TRAIN_SIZES) -> Figure:
@@ -153,5 +153,5 @@ def plot_by_population_size(rows: Sequence[dict], train_sizes: tuple[int, int] =
     ax.xaxis.set_minor_locator(NullLocator())
     plain_symlog_axis(ax, "metric (log EM density − log model density)")
     ax.set_ylim(-3, None)
-    fig.legend(loc="outside lower center", fontsize=10, ncols=2)
+    fig.legend(loc="outside lower center", fontsize="medium", ncols=2)
     return fig

@@ -157,7 +157,7 @@ def plot_live_training(runs: Sequence[LiveRun], constant: ConstantBeta) -> Any:
     fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
     plot_training_curves(ax, {f"{r.setting}: {r.spec} ({r.seconds:.0f} s)": list(r.losses) for r in runs},
                          quantity="Beta NLL", baseline=(constant.nll, f"the best constant Beta ({constant.nll:.2f})"),
-                         legend_fontsize=10, title=f"live training at the {runs[0].budget.name} budget")
+                         legend_fontsize="medium", title=f"live training at the {runs[0].budget.name} budget")
     return fig
 
 
@@ -272,12 +272,12 @@ def plot_lse_lme(pair: Sequence[PairRun], constant: ConstantBeta) -> Any:
     grid = fig.add_gridspec(2, len(pair), height_ratios=[1, 1.1])
     training = fig.add_subplot(grid[0, :])
     plot_training_curves(training, {r.spec: list(r.losses) for r in pair}, quantity="Beta NLL",
-                         baseline=(constant.nll, "the best constant Beta"), legend_fontsize=10, title="training")
+                         baseline=(constant.nll, "the best constant Beta"), legend_fontsize="medium", title="training")
     histograms = [fig.add_subplot(grid[1, k]) for k in range(len(pair))]
     for ax, run in zip(histograms, pair):
         draw_preactivations(ax, run.before, run.after, title=f"{run.spec}, N = 100")
         ax.get_legend().remove()
-    fig.legend(*histograms[0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize=10)
+    fig.legend(*histograms[0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize="medium")
     return fig
 
 

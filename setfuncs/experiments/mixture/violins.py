@@ -57,7 +57,7 @@ def plot_violins(groups: Mapping[str, list[dict]], batch_size: int = 5) -> Figur
             color = "tab:green" if group["learnable"] else "tab:orange"
             if group["peaks"].size == 0:
                 ax.text(position, 0, f"{group['runs']} of {group['runs']}\ncollapsed", ha="center", va="center",
-                        fontsize=10, color=color)
+                        fontsize="medium", color=color)
                 continue
             parts = ax.violinplot(group["peaks"], positions=[position], widths=0.9, showmedians=True)
             for body in parts["bodies"]:
@@ -70,5 +70,5 @@ def plot_violins(groups: Mapping[str, list[dict]], batch_size: int = 5) -> Figur
         plain_symlog_axis(ax, f"peak metric (batches of {batch_size})")
     handles = [Patch(color="tab:orange", alpha=0.6, label="plain"),
                Patch(color="tab:green", alpha=0.6, label="learnable (recurrent)")]
-    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=10)
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize="medium")
     return fig

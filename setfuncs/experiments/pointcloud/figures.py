@@ -44,7 +44,7 @@ def plot_clouds(clouds: np.ndarray, labels: Sequence[int], names: Sequence[str],
     for k, (cloud, label) in enumerate(zip(clouds, labels)):
         ax = fig.add_subplot(rows, columns, k + 1, projection="3d")
         scatter3d(ax, cloud)
-        ax.set_title(names[label], fontsize=10)
+        ax.set_title(names[label], fontsize="medium")
     return fig
 
 
@@ -67,10 +67,10 @@ def plot_preprocessing(stages: Sequence[tuple[str, Sequence[np.ndarray]]], title
                 # opaque: the raster of translucent dots was a third larger, gzipped (see scatter3d)
                 ax.scatter(cloud[:, i], cloud[:, j], s=1.5, color=f"C{k}", rasterized=True)
             ax.set(aspect="equal")
-            ax.set_title(f"{textwrap.fill(name, wrap)}\n{view}" if row == 0 else view, fontsize=10)
+            ax.set_title(f"{textwrap.fill(name, wrap)}\n{view}" if row == 0 else view, fontsize="medium")
             ax.xaxis.set_major_locator(MaxNLocator(4, steps=[1, 2, 2.5, 5, 10]))    # few ticks, at 10 pt
             ax.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 2.5, 5, 10]))
-    fig.suptitle(textwrap.fill(title, 90), fontsize=10)
+    fig.suptitle(textwrap.fill(title, 90), fontsize="medium")
     return fig
 
 
@@ -86,7 +86,7 @@ def draw_accuracy_by_size(ax: Axes, accuracy: Mapping[str, Mapping[str, float]],
     ax.set(xscale="log", xticks=sizes, xticklabels=[str(n) for n in sizes], ylim=(0, 1),
            xlabel="test population size n", ylabel="test accuracy", title="accuracy against population size")
     ax.minorticks_off()
-    ax.legend(fontsize=9)
+    ax.legend(fontsize="medium")
 
 
 def column_style(spec: str) -> dict:
@@ -118,7 +118,7 @@ def plot_learning_curves(results: dict, title: str) -> Figure:
     plot_loss_curves(top, loss_curves(results, "spec"), quantity="training cross-entropy", styles=plain)
     plot_checkpoint_curves(bottom, checkpoint_curves(results, "spec"), f"test accuracy, n = {TABLE_SIZES[0]:,}",
                            styles=styles)
-    top.set_title(title, fontsize=10)
+    top.set_title(title, fontsize="medium")
     for ax in (top, bottom):                                   # "... (median, quartiles over runs)" on a line of its own
         ax.set_ylabel(ax.get_ylabel().replace(" (median", "\n(median"))
     # plain numbers ("0.5", "2") at 10 pt rather than "5 × 10⁻¹" with 7-point superscripts; minor ticks
@@ -128,7 +128,7 @@ def plot_learning_curves(results: dict, title: str) -> Figure:
         lambda value, _: f"{value:g}" if round(value / 10 ** np.floor(np.log10(value)), 6) in (2, 3, 5) else ""))
     top.get_legend().remove()
     bottom.get_legend().remove()
-    fig.legend(*bottom.get_legend_handles_labels(), fontsize=10, ncols=3, loc="outside lower center")
+    fig.legend(*bottom.get_legend_handles_labels(), fontsize="medium", ncols=3, loc="outside lower center")
     return fig
 
 
@@ -171,12 +171,12 @@ def plot_against_paper(curves: Sequence[dict], paper: Mapping[str, Mapping[int, 
         ax.set_xticks(sizes, [str(n) for n in sizes])
         ax.xaxis.set_tick_params(labelbottom=True)             # both panels keep their sizes (shared axes hide them)
         ax.minorticks_off()
-        ax.set_title(name, fontsize=10)
+        ax.set_title(name, fontsize="medium")
     labels = [line.get_label() for line in legend]
-    fig.legend(legend, labels, fontsize=10,                     # long labels: fewer columns, within 7 inches
+    fig.legend(legend, labels, fontsize="medium",                     # long labels: fewer columns, within 7 inches
                ncols=4 if all(label in COLUMNS for label in labels) else 3 if max(map(len, labels)) <= 36 else 2,
                loc="outside lower center",
-               title="grey dotted: chance; grey dashed: training size", title_fontsize=10)
+               title="grey dotted: chance; grey dashed: training size", title_fontsize="medium")
     return fig
 
 
@@ -194,7 +194,7 @@ def plot_confusions(matrices: Mapping[int, np.ndarray], names: Sequence[str], ti
     for k, (ax, (n, matrix)) in enumerate(zip(axes, matrices.items())):
         image = ax.imshow(matrix, vmin=0, vmax=1, cmap="Blues")
         ax.set(xticks=range(len(names)), yticks=range(len(names)), xlabel="predicted")
-        ax.set_title(f"n = {n}: accuracy {np.mean(np.diag(matrix)):.0%}", fontsize=10)
+        ax.set_title(f"n = {n}: accuracy {np.mean(np.diag(matrix)):.0%}", fontsize="medium")
         ax.set_xticklabels(names, rotation=90)
         if k == 0:
             ax.set_ylabel("true class")
@@ -202,5 +202,5 @@ def plot_confusions(matrices: Mapping[int, np.ndarray], names: Sequence[str], ti
         else:
             ax.tick_params(labelleft=False)
     fig.colorbar(image, ax=axes, location="bottom", shrink=0.6, aspect=30, label="fraction of the true class")
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(title, fontsize="medium")
     return fig

@@ -230,14 +230,14 @@ def plot_live(live: Mapping[str, LiveRun], clouds: PointClouds) -> Any:
     budget, classes = next(iter(live.values())).budget, len(clouds.class_names)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.85, 6.4), layout="constrained")
     plot_training_curves(top, {f"{s} ({r.seconds:.1f} s)": r.losses for s, r in live.items()}, quantity="cross-entropy",
-                         baseline=(np.log(classes), f"constant predictor (ln {classes})"), legend_fontsize=10,
+                         baseline=(np.log(classes), f"constant predictor (ln {classes})"), legend_fontsize="medium",
                          title="training")
     draw_accuracy_by_size(bottom, {s: r.accuracy for s, r in live.items()}, list(evaluation_sizes(budget)),
                           classes=classes, training_size=budget.points)
-    top.legend(fontsize=10, loc="upper right", bbox_to_anchor=(1, 0.93))     # under the constant predictor's line
-    bottom.legend(fontsize=10, ncols=3, loc="upper left")                      # above the lines: no accuracy nears 1
+    top.legend(fontsize="medium", loc="upper right", bbox_to_anchor=(1, 0.93))     # under the constant predictor's line
+    bottom.legend(fontsize="medium", ncols=3, loc="upper left")                      # above the lines: no accuracy nears 1
     fig.suptitle(f"{SHAPES}: live training at the {budget.name} budget, seed 0 ({len(clouds.test_x)} test clouds)",
-                 fontsize=10)
+                 fontsize="medium")
     return fig
 
 

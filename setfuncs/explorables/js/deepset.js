@@ -12,7 +12,9 @@
 // Maths in float64; torch computes in float32, so outputs agree to about 1e-6 relative
 // (tests/test_model_export.py). Dependency-free, no imports: only top-level `export function` /
 // `export const` declarations, private helpers prefixed `ds`, so that the file can be inlined
-// together with others into one module.
+// together with others into one module (setfuncs/explorables/esm.py). Besides `forward`, it exports
+// the building blocks other models' front ends share (air.js): `linear`, `layers`, `sigmoid`,
+// `logSigmoid`, `lstmCell` and `decodeTensors`.
 
 /** The export layout this file reads (setfuncs.explorables.weights.FORMAT). */
 export const DEEPSET_FORMAT = 2;
@@ -27,10 +29,10 @@ export const DEEPSET_FORMAT = 2;
 export function forward(exported, x) {
   dsCheck(exported, x);
   const model = dsDecoded(exported);
-  let m = x.map((particle) => dsLayers(model.embed, particle));
+  let m = x.map((particle) => layers(model.embed, particle));
   for (const layer of model.combine) m = dsEquivariant(layer, m);
   const { value, reads } = dsAggregate(model.aggregate, m);
-  return { output: dsLayers(model.process, value), reads };
+  return { output: layers(model.process, value), reads };
 }
 
 function dsCheck(model, x) {
@@ -52,17 +54,29 @@ function dsCheck(model, x) {
 
 // ---- layers
 
-function dsLinear(linear, v) {
-  return linear.weight.map((row, j) => {
-    let s = linear.bias ? linear.bias[j] : 0;
+/**
+ * A linear layer, y = W v + b.
+ * @param {{weight: number[][], bias: number[] | null}} layer  decoded weights, W [out][in]; no bias: b = 0
+ * @param {number[]} v  the input, in features
+ * @returns {number[]} y, out features
+ */
+export function linear(layer, v) {
+  return layer.weight.map((row, j) => {
+    let s = layer.bias ? layer.bias[j] : 0;
     for (let k = 0; k < row.length; k++) s += row[k] * v[k];
     return s;
   });
 }
 
-function dsLayers(layers, v) {
-  for (const layer of layers) {
-    if (layer.type === "linear") v = dsLinear(layer, v);
+/**
+ * An MLP: decoded layers {type: "linear", weight, bias} and {type: "activation", name, ...}, in order.
+ * @param {object[]} mlp  the decoded layers, as export_model writes embed and process
+ * @param {number[]} v  the input
+ * @returns {number[]} the last layer's output
+ */
+export function layers(mlp, v) {
+  for (const layer of mlp) {
+    if (layer.type === "linear") v = linear(layer, v);
     else if (layer.type === "activation") v = v.map(dsActivation(layer));
     else throw new Error(`unknown layer type ${JSON.stringify(layer.type)}; deepset.js knows linear, activation`);
   }
@@ -109,10 +123,10 @@ function dsEquivariant(layer, m) {
   const pooled = dsAggregate(layer.aggregate, m).value;
   let pre;
   if (layer.type === "equivariant") {
-    pre = m.map((particle) => dsLinear(layer.linear, particle.map((v, d) => v - pooled[d])));
+    pre = m.map((particle) => linear(layer.linear, particle.map((v, d) => v - pooled[d])));
   } else if (layer.type === "deepsets") {
-    const shift = dsLinear(layer.lambda, pooled);
-    pre = m.map((particle) => dsLinear(layer.gamma, particle).map((v, d) => v - shift[d]));
+    const shift = linear(layer.lambda, pooled);
+    pre = m.map((particle) => linear(layer.gamma, particle).map((v, d) => v - shift[d]));
   } else {
     throw new Error(`unknown equivariant layer ${JSON.stringify(layer.type)}; deepset.js knows equivariant, deepsets`);
   }
@@ -218,8 +232,14 @@ function dsSoftmaxWeighted(col, agg) {
 
 // ---- learnable aggregations: query, recurrent, read-process-write
 
-function dsSigmoid(v) {
+/** The logistic function σ(v) = 1 / (1 + e^{-v}), without overflow of e^{-v} for large negative v. */
+export function sigmoid(v) {
   return v >= 0 ? 1 / (1 + Math.exp(-v)) : Math.exp(v) / (1 + Math.exp(v));
+}
+
+/** ln σ(v) = -softplus(-v), without overflow either way. */
+export function logSigmoid(v) {
+  return v < 0 ? v - Math.log1p(Math.exp(v)) : -Math.log1p(Math.exp(-v));
 }
 
 function dsNormalize(logits, kind) {
@@ -229,7 +249,7 @@ function dsNormalize(logits, kind) {
     const scale = (kind === "softmax" ? 1 : logits.length) / dsSum(e);
     return e.map((v) => v * scale);
   }
-  if (kind === "sigmoid") return logits.map(dsSigmoid);
+  if (kind === "sigmoid") return logits.map(sigmoid);
   if (kind === "identity") return logits.slice();
   throw new Error(`unknown normalize ${JSON.stringify(kind)}; deepset.js knows softmax, softmax-n, sigmoid, identity`);
 }
@@ -240,7 +260,7 @@ function dsLogNormalize(logits, kind) {
     const shift = dsLogSumExp(logits) - (kind === "softmax" ? 0 : Math.log(logits.length));
     return logits.map((l) => l - shift);
   }
-  if (kind === "sigmoid") return logits.map((l) => (l < 0 ? l - Math.log1p(Math.exp(l)) : -Math.log1p(Math.exp(-l))));
+  if (kind === "sigmoid") return logits.map(logSigmoid);
   throw new Error(`weighting "log" needs normalize softmax, softmax-n or sigmoid, got ${JSON.stringify(kind)}`);
 }
 
@@ -258,15 +278,23 @@ function dsRead(agg, m, q) {
   return { value: dsPlain(agg.reduce, m.map((p, i) => p.map((v) => w[i] * v))), weights: w };
 }
 
-// (i, f, g, o) = W_ih x + b_ih + W_hh h + b_hh; c' = s(f) c + s(i) tanh g; h' = s(o) tanh c'
-function dsLstmCell(lstm, x, h, c) {
-  const gates = dsLinear({ weight: lstm.weight_ih, bias: lstm.bias_ih }, x);
-  const recurrent = dsLinear({ weight: lstm.weight_hh, bias: lstm.bias_hh }, h);
+/**
+ * One step of an LSTM cell (torch.nn.LSTMCell, gates in PyTorch's order i, f, g, o):
+ * (i, f, g, o) = W_ih x + b_ih + W_hh h + b_hh; c' = σ(f) c + σ(i) tanh g; h' = σ(o) tanh c'.
+ * @param {{weight_ih: number[][], weight_hh: number[][], bias_ih: number[], bias_hh: number[]}} lstm  decoded
+ * @param {number[]} x  the input
+ * @param {number[]} h  the hidden state, D features
+ * @param {number[]} c  the cell state, D features
+ * @returns {[number[], number[]]} the next hidden and cell states [h', c']
+ */
+export function lstmCell(lstm, x, h, c) {
+  const gates = linear({ weight: lstm.weight_ih, bias: lstm.bias_ih }, x);
+  const recurrent = linear({ weight: lstm.weight_hh, bias: lstm.bias_hh }, h);
   const D = h.length, cell = new Array(D), hidden = new Array(D);
   for (let d = 0; d < D; d++) {
     const gate = (k) => gates[k * D + d] + recurrent[k * D + d];
-    cell[d] = dsSigmoid(gate(1)) * c[d] + dsSigmoid(gate(0)) * Math.tanh(gate(2));
-    hidden[d] = dsSigmoid(gate(3)) * Math.tanh(cell[d]);
+    cell[d] = sigmoid(gate(1)) * c[d] + sigmoid(gate(0)) * Math.tanh(gate(2));
+    hidden[d] = sigmoid(gate(3)) * Math.tanh(cell[d]);
   }
   return [hidden, cell];
 }
@@ -279,7 +307,7 @@ function dsLearnable(agg, m) {
   let q = agg.query0, c = q.map(() => 0);
   const results = [], reads = [];
   for (let t = 0; t < agg.steps; t++) {
-    if (t > 0) [q, c] = dsLstmCell(agg.cell, results[t - 1], q, c);
+    if (t > 0) [q, c] = lstmCell(agg.cell, results[t - 1], q, c);
     const read = dsRead(agg, m, q);
     results.push(read.value);
     reads.push(read.weights);
@@ -289,24 +317,32 @@ function dsLearnable(agg, m) {
     throw new Error(`unknown readout ${JSON.stringify(agg.readout)}; deepset.js knows backward, last`);
   }
   let state = [q.map(() => 0), q.map(() => 0)];
-  for (let t = results.length - 1; t >= 0; t--) state = dsLstmCell(agg.readout_rnn, results[t], state[0], state[1]);
+  for (let t = results.length - 1; t >= 0; t--) state = lstmCell(agg.readout_rnn, results[t], state[0], state[1]);
   return { value: state[0], reads };
 }
 
-// The export with every tensor {shape, dtype, data} (little-endian float32 or float16, row-major,
-// base64) replaced by nested arrays (a number for shape []); decoded once per export.
+// ---- the export's tensors
+
+// The export of export_model, decoded (decodeTensors) once per export.
 const dsDecodedCache = new WeakMap();
 function dsDecoded(exported) {
-  if (!dsDecodedCache.has(exported)) dsDecodedCache.set(exported, dsDecodeNode(exported));
+  if (!dsDecodedCache.has(exported)) dsDecodedCache.set(exported, decodeTensors(exported));
   return dsDecodedCache.get(exported);
 }
 
-function dsDecodeNode(node) {
-  if (Array.isArray(node)) return node.map(dsDecodeNode);
+/**
+ * A copy of an exported JSON value with every tensor {shape, dtype, data} (little-endian float32 or
+ * float16, row-major, base64; setfuncs.explorables.weights.rounded) replaced by nested arrays of
+ * numbers (a number for shape []); everything else is copied as it is.
+ * @param {*} node  any part of an export
+ * @returns {*} node, decoded
+ */
+export function decodeTensors(node) {
+  if (Array.isArray(node)) return node.map(decodeTensors);
   if (node === null || typeof node !== "object") return node;
   const keys = Object.keys(node);
   if (keys.length === 3 && "shape" in node && "dtype" in node && "data" in node) return dsTensor(node);
-  return Object.fromEntries(keys.map((key) => [key, dsDecodeNode(node[key])]));
+  return Object.fromEntries(keys.map((key) => [key, decodeTensors(node[key])]));
 }
 
 function dsTensor({ shape, dtype, data }) {

@@ -1,0 +1,220 @@
+r"""A matplotlib figure re-laid for a phone's column: its panels in one column (or a few, when they
+are small pictures), at the phone's width, its text at the same size.
+
+A figure drawn for the book's 7-inch column shows on a phone (a column of about 350 CSS pixels) at
+about half its size, so its 11-point text reads as 7 pixels. Scaling cannot help; re-laying can:
+:func:`phone_layout` moves every panel of the figure into a grid of :math:`c` columns at the phone's
+width :math:`P` (:data:`PHONE_WIDTH`, drawn 1:1 on a phone), where
+
+.. math::
+    c = \min\big(n_\text{cols},\ n,\ \max(1, \lfloor P / w_\text{min} \rfloor)\big),
+
+for :math:`n` panels, with :math:`w_\text{min}` the narrowest a panel may be
+(:data:`MIN_PLOT_WIDTH`; :data:`MIN_PICTURE_WIDTH` for panels without axes, such as images), and one
+column for up to :data:`STACKED` plots, which read best at the full width; it gives each row the height that keeps its panels' proportions
+(within :data:`PANEL_HEIGHTS`). Titles and x labels are wrapped to their panel's width; tick labels hidden only
+because a row shared its y axis come back, as each panel now starts a row; a legend takes at most
+:data:`LEGEND_COLUMNS` columns. A variant that still does not fit is not used (:func:`phone_svg`). The figure is restored
+afterwards, so the book's own image is unchanged.
+
+:func:`phone_svg` draws that layout as SVG; the book's kernel (the IPython profile in ``ipython/``)
+adds it to every figure's output (:func:`register`), and the book's pages show it below a phone's
+width (``scripts/phone_figures.py``). A figure the rule cannot re-lay (panels placed by hand, or
+nested grids) has no phone variant: :func:`phone_svg` returns None.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import warnings
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.gridspec import GridSpec
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+__all__ = ["PHONE_MIME", "PHONE_WIDTH", "MIN_PLOT_WIDTH", "STACKED", "MIN_PICTURE_WIDTH", "PANEL_HEIGHTS",
+           "ROW_MARGIN", "TITLE_LINE", "LEGEND_COLUMNS", "FITS", "phone_grid", "phone_layout", "phone_svg", "register"]
+
+#: The key of a figure's phone variant in a notebook output's metadata (see :func:`register`).
+PHONE_MIME = "image/vnd.setfuncs.phone+svg+xml"
+#: The phone variant's width in inches (336 CSS pixels), shown at full size in a phone's column of 340 to 360 px.
+PHONE_WIDTH = 3.5
+#: The narrowest a panel with axes (tick labels, a y label) may be, in inches.
+MIN_PLOT_WIDTH = 1.7
+#: Up to this many panels with axes go in one column, at the phone's full width.
+STACKED = 3
+#: The narrowest a panel without axes (a picture, such as a canvas or a point cloud) may be, in inches.
+MIN_PICTURE_WIDTH = 1.1
+#: The least and most height of a re-laid panel, in inches.
+PANEL_HEIGHTS = (1.0, 2.8)
+#: Height added per row of panels for what lies outside them (tick labels, axis label, title), in
+#: inches, for plots (True) and for pictures (False).
+ROW_MARGIN = {True: 0.55, False: 0.3}
+#: Height added per line of the figure's title, in inches.
+TITLE_LINE = 0.3
+#: A legend takes at most this many columns on a phone.
+LEGEND_COLUMNS = 2
+#: A phone variant drawn wider than this many times the phone's width is not used.
+FITS = 1.12
+
+
+def _panels(fig: Figure) -> list[Axes] | None:
+    """The figure's panels (its axes on the figure's one grid, in reading order), or None where a
+    panel is placed by hand, on a nested grid, or where a layout engine other than constrained
+    layout would have to place colorbars."""
+    panels = [ax for ax in fig.axes if ax.get_visible() and not hasattr(ax, "_colorbar")]
+    if not panels or any(ax.get_subplotspec() is None for ax in panels):
+        return None
+    grids = {id(ax.get_subplotspec().get_gridspec()) for ax in panels}
+    if len(grids) != 1 or not isinstance(panels[0].get_subplotspec().get_gridspec(), GridSpec):
+        return None
+    colorbars = [ax for ax in fig.axes if hasattr(ax, "_colorbar")]
+    if colorbars and fig.get_layout_engine().__class__.__name__ != "ConstrainedLayoutEngine":
+        return None
+    return sorted(panels, key=lambda ax: (ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start))
+
+
+def phone_grid(fig: Figure, width: float = PHONE_WIDTH) -> tuple[int, list[float]] | None:
+    """The phone layout of ``fig``: ``(columns, row heights in inches)``, or None (where its panels are placed by hand or on nested grids)."""
+    panels = _panels(fig)
+    if panels is None:
+        return None
+    cols = panels[0].get_subplotspec().get_gridspec().get_geometry()[1]
+    fig_w, fig_h = fig.get_size_inches()
+    plots = any(_is_plot(ax) for ax in panels)
+    narrowest = MIN_PLOT_WIDTH if plots else MIN_PICTURE_WIDTH
+    columns = 1 if plots and len(panels) <= STACKED else min(cols, len(panels), max(1, math.floor(width / narrowest)))
+    heights = []
+    for start in range(0, len(panels), columns):
+        # each panel keeps the proportions it was drawn with (its box after the figure's last draw)
+        row = [ax.get_position().height * fig_h / (ax.get_position().width * fig_w) * width / columns
+               for ax in panels[start:start + columns]]
+        heights.append(min(max(max(row), PANEL_HEIGHTS[0]), PANEL_HEIGHTS[1]))
+    return columns, heights
+
+
+def _is_plot(ax: Axes) -> bool:
+    """Whether ``ax`` has axes to read (tick labels), unlike a picture: a canvas, a point cloud."""
+    return ax.axison and bool(len(ax.get_xticks()) or len(ax.get_yticks()))
+
+
+def _shown_length(word: str) -> int:
+    """About how many characters ``word`` shows: a TeX command (``\\Sigma``) as one, ``$`` and braces as none."""
+    return len(re.sub(r"[${}^_]", "", re.sub(r"\\[a-zA-Z]+", "x", word)))
+
+
+def _wrap(text: str, inches: float, points: float) -> str:
+    """``text`` wrapped at spaces to lines of about ``inches`` at ``points`` (a character is about 0.55
+    em wide); mathematics (``$...$``) is never broken."""
+    limit = max(8, int(inches * 72 / (0.55 * points)))
+    wrapped = []
+    for line in text.split("\n"):
+        words, current = re.findall(r"\$[^$]*\$\S*|\S+", line), ""
+        for word in words:
+            if current and _shown_length(current) + 1 + _shown_length(word) > limit:
+                wrapped.append(current)
+                current = word
+            else:
+                current = f"{current} {word}" if current else word
+        wrapped.append(current)
+    return "\n".join(wrapped)
+
+
+@contextmanager
+def phone_layout(fig: Figure, width: float = PHONE_WIDTH) -> Iterator[bool]:
+    """Within the block, ``fig`` laid out for a phone (module docstring); yields False (and changes
+    nothing) where it cannot be re-laid. Its size, grid positions, titles and tick labels are restored
+    on leaving."""
+    layout = phone_grid(fig, width)
+    if layout is None:
+        yield False
+        return
+    panels = _panels(fig)
+    columns, heights = layout
+    size, specs, engine = fig.get_size_inches().copy(), [ax.get_subplotspec() for ax in panels], fig.get_layout_engine()
+    titles = [(ax, text, text.get_text()) for ax in panels
+              for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label) if text.get_text()]
+    if fig._suptitle is not None:
+        titles.append((None, fig._suptitle, fig._suptitle.get_text()))
+    labels = [(ax, ax.yaxis.get_tick_params(which="major").get("labelleft", True)) for ax in panels]
+    legends = [(legend, legend._ncols) for legend in [*fig.legends, *(ax.get_legend() for ax in panels)] if legend]
+    margin = ROW_MARGIN[any(_is_plot(ax) for ax in panels)]
+    try:
+        if engine.__class__.__name__ != "ConstrainedLayoutEngine":
+            fig.set_layout_engine("constrained")
+        grid = GridSpec(len(heights), columns, figure=fig, height_ratios=heights)
+        for i, ax in enumerate(panels):
+            ax.set_subplotspec(grid[i // columns, i % columns])
+            if len(ax.get_shared_y_axes().get_siblings(ax)) > 1 and i % columns == 0:
+                ax.yaxis.set_tick_params(which="both", labelleft=True)
+        for legend, ncols in legends:
+            legend.set_ncols(min(ncols, LEGEND_COLUMNS))
+        lines = 0
+        for ax, text, original in titles:
+            text.set_text(_wrap(original, width / (1 if ax is None else columns), text.get_fontsize()))
+            lines += (text.get_text().count("\n") + 1) if ax is None else 0
+        fig.set_size_inches(width, sum(heights) + margin * len(heights) + TITLE_LINE * lines)
+        yield True
+    finally:
+        fig.set_size_inches(size)
+        for ax, spec in zip(panels, specs):
+            ax.set_subplotspec(spec)
+        for ax, shown in labels:
+            ax.yaxis.set_tick_params(which="both", labelleft=shown)
+        for _, text, original in titles:
+            text.set_text(original)
+        for legend, ncols in legends:
+            legend.set_ncols(ncols)
+        fig.set_layout_engine(engine)
+
+
+def phone_svg(fig: Figure, width: float = PHONE_WIDTH, **savefig: object) -> str | None:
+    """``fig`` laid out for a phone (:func:`phone_layout`) as SVG text; ``savefig`` as for
+    :meth:`Figure.savefig`. None where it is no wider than ``width`` already, where it cannot be
+    re-laid, or where the result does not fit: the drawing wider than :data:`FITS` times ``width``
+    (a legend or label placed outside its panel at a fixed size), or a panel squeezed below half
+    its share of the width."""
+    if fig.get_size_inches()[0] <= width:
+        return None
+    with phone_layout(fig, width) as laid:
+        if not laid:
+            return None
+        buffer = io.StringIO()
+        with warnings.catch_warnings():
+            # a layout that collapses a panel is judged below, and then not used
+            warnings.filterwarnings("ignore", "constrained_layout not applied", UserWarning)
+            fig.savefig(buffer, format="svg", **savefig)
+        columns = phone_grid(fig, width)[0]
+        squeezed = any(ax.get_position().width * width < 0.5 * width / columns for ax in _panels(fig))
+    svg = buffer.getvalue()
+    drawn = float(re.search(r'<svg[^>]*?width="([0-9.]+)pt"', svg).group(1)) / 72
+    return None if squeezed or drawn > FITS * width else svg
+
+
+def register(shell: InteractiveShell) -> None:
+    """Add to the output of every matplotlib figure ``shell`` displays its phone variant, where it has
+    one (:func:`phone_svg`, drawn like the book's SVG, ``bbox_inches="tight"``), as the output's
+    metadata ``{PHONE_MIME: {"svg": ...}}``: metadata, not data, so that a notebook viewer or MyST-NB
+    never tries to show it.
+    The book's kernel calls it at start-up (``ipython/profile_default/ipython_kernel_config.py``)."""
+    from IPython.core.formatters import BaseFormatter
+    from traitlets import Unicode
+
+    class PhoneFormatter(BaseFormatter):
+        """Figures only, by type: matplotlib's inline backend drops every formatter's printer for
+        ``Figure`` when it starts, so a registered printer would not survive."""
+
+        format_type = Unicode(PHONE_MIME)
+
+        def __call__(self, obj: object) -> tuple[None, dict[str, str]] | None:
+            svg = phone_svg(obj, bbox_inches="tight") if self.enabled and isinstance(obj, Figure) else None
+            return None if svg is None else (None, {"svg": svg})
+
+    shell.display_formatter.formatters[PHONE_MIME] = PhoneFormatter(parent=shell.display_formatter)
