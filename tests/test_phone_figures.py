@@ -73,8 +73,10 @@ def test_many_plots_take_two_columns_and_pictures_three() -> None:
 
 
 def test_the_figure_is_restored_after_its_phone_variant() -> None:
-    fig, _ = row_of_plots(sharey=True)
+    fig, axes = row_of_plots(sharey=True)
     fig.suptitle("a figure title that is long enough to be wrapped on a phone's column")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=4)
+    axes[2].legend(["a line with a long label"], loc="upper left", bbox_to_anchor=(1.02, 1))
     before = svg_of(fig)
     phone = phone_svg(fig)
     assert phone is not None and phone != before
@@ -159,3 +161,51 @@ def test_the_kernel_puts_the_variant_in_the_outputs_metadata() -> None:
     assert metadata[PHONE_MIME]["svg"].lstrip().startswith("<?xml")
     narrow, _ = plt.subplots(figsize=(PHONE_WIDTH, 2))
     assert PHONE_MIME not in shell.display_formatter.format(narrow)[1]
+
+
+def test_legends_fit_the_phone_in_fewer_columns_and_those_beside_a_panel_go_below() -> None:
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3), layout="constrained")
+    for k in range(6):
+        axes[0].plot([0, 1], [k, k + 1], label=f"a label of model {k}")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=6)
+    axes[1].plot([0, 1], label="beside the panel")
+    axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1))
+    fig.canvas.draw()
+    assert fig.legends[0].get_window_extent().width > PHONE_WIDTH * fig.dpi, "the book's legend is wider than a phone"
+    with phone_layout(fig):
+        fig.canvas.draw()
+        assert all(legend.get_window_extent().width <= PHONE_WIDTH * fig.dpi for legend in fig.legends)
+        assert not axes[1].get_legend().get_visible() and len(fig.legends) == 2
+        below = fig.legends[1]
+        assert [text.get_text() for text in below.get_texts()] == ["beside the panel"]
+        assert below.get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in axes), "below the panels"
+    assert len(fig.legends) == 1 and axes[1].get_legend().get_visible()
+    assert phone_svg(fig, bbox_inches="tight") is not None
+
+
+def test_a_diagram_in_one_picture_keeps_its_layout() -> None:
+    fig, ax = plt.subplots(figsize=(7, 2), layout="constrained")
+    ax.text(0.1, 0.5, "embed", fontsize=11)
+    ax.text(0.5, 0.5, "aggregate", fontsize=11)
+    ax.axis("off")
+    assert phone_grid(fig) is None and phone_svg(fig) is None
+
+
+def test_long_y_labels_are_wrapped_to_the_panels_height() -> None:
+    fig, axes = row_of_plots()
+    axes[0].set_ylabel("a y label far too long for the height of a panel on a phone")
+    with phone_layout(fig):
+        assert "\n" in axes[0].get_ylabel()
+    assert "\n" not in axes[0].get_ylabel()
+
+
+def test_a_note_beside_a_panel_goes_above_its_right_end_and_comes_back() -> None:
+    fig, axes = plt.subplots(3, 1, figsize=(6.2, 3), layout="constrained")
+    notes = [ax.text(1.01, 0.5, "✓ reproduced", transform=ax.transAxes, va="center") for ax in axes]
+    for ax in axes:
+        ax.set_title("a claim long enough to need wrapping when its verdict shares the line", loc="left")
+    with phone_layout(fig):
+        assert all(note.get_position() == (1.0, 1.0) and note.get_horizontalalignment() == "right" for note in notes)
+        assert all("\n" in ax._left_title.get_text() for ax in axes)
+    assert all(note.get_position() == (1.01, 0.5) and note.get_horizontalalignment() == "left" for note in notes)
+    assert phone_svg(fig, bbox_inches="tight") is not None

@@ -45,9 +45,10 @@ def book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("intro.md", "references.bib", "api.md"):
         shutil.copyfile(ROOT / "book" / name, root / "book" / name)
     shutil.copyfile(ROOT / "_config.yml", root / "_config.yml")
-    # the configuration's local extension and templates (scripts/book_pages.py, _templates/)
+    # the configuration's local extensions and templates (scripts/book_pages.py, scripts/phone_figures.py, _templates/)
     (root / "scripts").mkdir()
-    shutil.copyfile(ROOT / "scripts" / "book_pages.py", root / "scripts" / "book_pages.py")
+    for extension in ("book_pages.py", "phone_figures.py"):
+        shutil.copyfile(ROOT / "scripts" / extension, root / "scripts" / extension)
     shutil.copytree(ROOT / "_templates", root / "_templates")
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(cell) for cell in CHAPTER_CELLS])
     nbformat.write(notebook, root / "book" / "01_chapter.ipynb")

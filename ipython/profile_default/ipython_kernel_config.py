@@ -2,7 +2,7 @@
 # Makefile points IPYTHONDIR here): every matplotlib figure is displayed as SVG, which the HTML book
 # shows (sharp at any screen density; its text as text), and as a PNG at 200 dpi, which the PDF
 # prints and `make figures` writes beside the SVG, with text at 11 points (14.7 CSS pixels in the
-# book's 7-inch column, above its 13-pixel captions). Each figure's output also holds its phone
+# book's 7-inch column, at least its 14-pixel captions). Each figure's output also holds its phone
 # variant (setfuncs.phone: the panels re-laid for a phone's column), which the book's pages show on
 # a phone (scripts/phone_figures.py). A reader's own kernel keeps IPython's defaults.
 c = get_config()  # noqa: F821 (IPython's config loader defines it)

@@ -221,7 +221,7 @@ def plot_live_training(run: LiveRun, window: int = 50) -> Any:
                          baseline=(ceiling, f"ceiling {ceiling:.0f} nats (black canvas)"), legend_fontsize="medium",
                          ylabel=f"training ELBO (nats per canvas)\nmoving average of {window}",
                          title=f"{canvas_label(geometry)}:\ntraining the {run.spec!r} set localiser, seed {run.seed}")
-    ax.title.set_fontsize(10)
+    ax.title.set_fontsize("medium")
     return fig
 
 

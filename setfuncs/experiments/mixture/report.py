@@ -348,7 +348,7 @@ def plot_learning_curves(results: dict, width: float = 6.85) -> Any:
     top.set_xlabel("")
     for ax in (top, bottom):
         for text in ax.get_legend().get_texts():
-            text.set_fontsize(10)
+            text.set_fontsize("medium")
     return fig
 
 
