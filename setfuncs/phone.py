@@ -20,7 +20,8 @@ x labels and legends' entries and titles are wrapped to their panel's width, y l
 a row shared its y axis come back, as each panel now starts a row; a legend takes at most
 :data:`LEGEND_COLUMNS` columns (fewer where they would not fit), and the legends placed beside their
 panels, or wider than their panel will be, become one legend below the figure; a note written beside
-a panel (in axes coordinates right of it, such as a verdict) goes above the panel's right end. A diagram drawn in a single picture is left as it is (its
+a panel (in axes coordinates right of it, such as a verdict) goes above the panel's right end, and
+category names under a panel that would overlap are turned by :data:`TURNED` degrees. A diagram drawn in a single picture is left as it is (its
 text is placed for its size), and a variant that still does not fit is not used (:func:`phone_svg`).
 The figure is restored afterwards, so the book's own image is unchanged.
 
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
 __all__ = ["PHONE_MIME", "PHONE_WIDTH", "MIN_PLOT_WIDTH", "STACKED", "SHORT_LABEL", "WRITTEN", "MIN_PICTURE_WIDTH", "PANEL_HEIGHTS",
-           "MIN_PLOT_HEIGHT", "ROW_MARGIN", "TITLE_LINE", "AXIS_LABELS", "LEGEND_COLUMNS", "LEGEND_ROOM", "FITS", "phone_grid", "phone_layout", "phone_svg", "register"]
+           "MIN_PLOT_HEIGHT", "ROW_MARGIN", "TITLE_LINE", "AXIS_LABELS", "TURNED", "LEGEND_COLUMNS", "LEGEND_ROOM", "FITS", "phone_grid", "phone_layout", "phone_svg", "register"]
 
 #: The key of a figure's phone variant in a notebook output's metadata (see :func:`register`).
 PHONE_MIME = "image/vnd.setfuncs.phone+svg+xml"
@@ -74,6 +75,8 @@ MIN_PLOT_HEIGHT = 1.8
 ROW_MARGIN = {True: 0.55, False: 0.3}
 #: Height added per line of the figure's title, in inches.
 TITLE_LINE = 0.3
+#: The angle, in degrees, at which category names under a panel are turned where they would overlap.
+TURNED = 30
 #: About how much of a plot's width its y axis (tick labels and label) takes, in inches.
 AXIS_LABELS = 0.7
 #: A legend takes at most this many columns on a phone.
@@ -219,6 +222,11 @@ def phone_layout(fig: Figure, width: float = PHONE_WIDTH) -> Iterator[bool]:
     beside = [legend for legend, _, ax in legends if ax is not None
               and (_outside(legend) or _legend_width(legend, 1) > width / columns - AXIS_LABELS)]
     margin = ROW_MARGIN[any(_is_plot(ax) for ax in panels)]
+    # category names under a panel that would run into each other are turned
+    crowded = [(ax, ax.xaxis.get_tick_params(which="major").get("rotation", 0),
+                [label.get_horizontalalignment() for label in ax.get_xticklabels()]) for ax in panels
+               if sum(_shown_length(label.get_text()) + 1 for label in ax.get_xticklabels()) * 0.6
+               * ax.xaxis.get_ticklabels()[0].get_fontsize() / 72 > panel_width]
     below = None
     try:
         if engine.__class__.__name__ != "ConstrainedLayoutEngine":
@@ -233,6 +241,10 @@ def phone_layout(fig: Figure, width: float = PHONE_WIDTH) -> Iterator[bool]:
             _repack(legend, next((n for n in range(min(len(packed), LEGEND_COLUMNS), 1, -1)
                                   if _legend_width(legend, n) <= LEGEND_ROOM * room), 1))
         below = _legend_below(fig, beside, width)
+        for ax, _, _ in crowded:
+            ax.xaxis.set_tick_params(which="major", labelrotation=TURNED)
+            for label in ax.get_xticklabels():
+                label.set_horizontalalignment("right")
         for _, text, *_ in notes:
             text.set_position((1.0, 1.0))
             text.set_horizontalalignment("right")
@@ -252,6 +264,10 @@ def phone_layout(fig: Figure, width: float = PHONE_WIDTH) -> Iterator[bool]:
             below.remove()
         for legend in beside:
             legend.set_visible(True)
+        for ax, rotation, alignments in crowded:
+            ax.xaxis.set_tick_params(which="major", labelrotation=rotation)
+            for label, alignment in zip(ax.get_xticklabels(), alignments):
+                label.set_horizontalalignment(alignment)
         for _, text, position, horizontal, vertical in notes:
             text.set_position(position)
             text.set_horizontalalignment(horizontal)

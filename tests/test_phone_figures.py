@@ -209,3 +209,16 @@ def test_a_note_beside_a_panel_goes_above_its_right_end_and_comes_back() -> None
         assert all("\n" in ax._left_title.get_text() for ax in axes)
     assert all(note.get_position() == (1.01, 0.5) and note.get_horizontalalignment() == "left" for note in notes)
     assert phone_svg(fig, bbox_inches="tight") is not None
+
+
+def test_category_names_that_would_overlap_are_turned_and_come_back() -> None:
+    fig, axes = plt.subplots(1, 2, figsize=(7, 2.5), layout="constrained")
+    names = ["plain/plain", "plain/recurrent", "recurrent/plain", "recurrent/recurrent"]
+    axes[0].bar(names, [1, 2, 3, 4])
+    axes[1].bar(["a", "b"], [1, 2])
+    with phone_layout(fig):
+        assert axes[0].xaxis.get_tick_params(which="major").get("rotation") == 30
+        assert {label.get_horizontalalignment() for label in axes[0].get_xticklabels()} == {"right"}
+        assert axes[1].xaxis.get_tick_params(which="major").get("rotation", 0) == 0, "short names stay"
+    assert axes[0].xaxis.get_tick_params(which="major").get("rotation", 0) == 0
+    assert {label.get_horizontalalignment() for label in axes[0].get_xticklabels()} == {"center"}
