@@ -45,6 +45,7 @@ from matplotlib.figure import Figure
 from matplotlib.gridspec import GridSpec
 from matplotlib.legend import Legend
 from matplotlib.offsetbox import VPacker
+from matplotlib.text import Text
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -156,6 +157,12 @@ def _repack(legend: Legend, columns: int) -> None:
                      for k in range(columns) if items[k * rows:(k + 1) * rows]]
 
 
+def _names_width(labels: list[Text]) -> float:
+    """About how wide tick ``labels`` are side by side, in inches (a character about 0.6 em, a space
+    between them); 0 for none."""
+    return sum((_shown_length(label.get_text()) + 1) * 0.6 * label.get_fontsize() / 72 for label in labels)
+
+
 def _outside(legend: Legend) -> bool:
     """Whether ``legend`` is anchored outside its axes (``bbox_to_anchor`` beyond the axes' box)."""
     if legend._bbox_to_anchor is None:
@@ -225,8 +232,7 @@ def phone_layout(fig: Figure, width: float = PHONE_WIDTH) -> Iterator[bool]:
     # category names under a panel that would run into each other are turned
     crowded = [(ax, ax.xaxis.get_tick_params(which="major").get("rotation", 0),
                 [label.get_horizontalalignment() for label in ax.get_xticklabels()]) for ax in panels
-               if sum(_shown_length(label.get_text()) + 1 for label in ax.get_xticklabels()) * 0.6
-               * ax.xaxis.get_ticklabels()[0].get_fontsize() / 72 > panel_width]
+               if _names_width(ax.get_xticklabels()) > panel_width]
     below = None
     try:
         if engine.__class__.__name__ != "ConstrainedLayoutEngine":

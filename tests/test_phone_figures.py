@@ -222,3 +222,11 @@ def test_category_names_that_would_overlap_are_turned_and_come_back() -> None:
         assert axes[1].xaxis.get_tick_params(which="major").get("rotation", 0) == 0, "short names stay"
     assert axes[0].xaxis.get_tick_params(which="major").get("rotation", 0) == 0
     assert {label.get_horizontalalignment() for label in axes[0].get_xticklabels()} == {"center"}
+
+
+def test_panels_without_tick_labels_are_re_laid_too() -> None:
+    fig, axes = plt.subplots(1, 3, figsize=(7, 2.5), layout="constrained")
+    axes[0].set_xticks([])
+    axes[1].plot([0, 1])
+    axes[2].imshow(np.eye(3))
+    assert phone_svg(fig, bbox_inches="tight") is not None
