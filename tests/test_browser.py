@@ -81,9 +81,11 @@ EXPERIMENT_PAGES = ["book/08_circle.html", "book/09_mixture.html", "book/10_poin
 #: wrapper and the findings view and the front page's grid must fit (the experiment pages and the
 #: introduction).
 LAYOUT_WIDTHS = [1280, 390]
-LAYOUT_CASES = ([(path, LAYOUT_WIDTHS[0], True) for path in STRICT_PAGES]
+#: (The chapters' own cases are checked on the pages their explorables' and phone tests load anyway:
+#: strictly at 1280 px, and at 390 px for the experiment chapters.)
+LAYOUT_CASES = ([(path, LAYOUT_WIDTHS[0], True) for path in STRICT_PAGES if path not in CHAPTER_PAGES]
                 + [(path, width, False) for path in METHODS_PAGES for width in LAYOUT_WIDTHS]
-                + [(path, LAYOUT_WIDTHS[1], False) for path in EXPERIMENT_PAGES + ["book/intro.html"]])
+                + [(path, LAYOUT_WIDTHS[1], False) for path in ["book/intro.html"]])
 #: Lists what a page shows of its tables and figures only in part (see the file).
 LAYOUT_CHECK = (Path(__file__).with_name("browser_layout.js")).read_text()
 #: True once the page has its colour theme, its fonts and (where it has one) MathJax's first
@@ -237,7 +239,8 @@ def gzipped_size(path: Path) -> int:
 def test_chapter_explorables_compute_what_python_computes(browser: Browser, base_url: str, path: str) -> None:
     """Every chapter has an explorable; each one's probes (values no still frame shows) read out
     Python's numbers; the page weighs at most PAGE_BUDGET gzipped and is interactive quickly (both
-    printed); at devicePixelRatio 2 no raster figure is soft."""
+    printed); at devicePixelRatio 2 no raster figure is soft; its tables and figures fit the column
+    (the strict layout check, LAYOUT_CASES); its figures' text is at least the captions' size."""
     context = browser.new_context(device_scale_factor=2, viewport={"width": 1280, "height": 900})
     page = context.new_page()
     log = PageLog(page)
@@ -250,6 +253,7 @@ def test_chapter_explorables_compute_what_python_computes(browser: Browser, base
                            timeout=15_000)
     interactive = max(float(figures.nth(k).get_attribute("data-ready-at")) for k in range(count)) / 1000
     page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    layout = lasting_layout_problems(page, strict=True)      # before the probes move anything
     problems = [problem for k in range(count) for problem in probe(page, figures.nth(k))]
     soft = page.evaluate(SOFT_IMAGES)
     smallest = page.evaluate(SMALLEST_FIGURE_TEXT)
@@ -259,6 +263,7 @@ def test_chapter_explorables_compute_what_python_computes(browser: Browser, base
           + (f"smallest figure text {smallest['px']:.1f} px at the column's width ({smallest['figure']}; "
              f"captions {smallest['caption']:.0f} px)" if smallest else "no SVG figure"))
     assert count >= 1, f"{path} has no explorable"
+    assert not layout, "at 1280 px (strict):\n" + "\n".join(layout)
     assert not smallest or smallest["px"] >= smallest["caption"] - 0.05, (
         f"{path}: {smallest['figure']} shows text of {smallest['px']:.1f} px, below its caption's {smallest['caption']:.0f} px")
     assert not problems, "\n".join(problems)
@@ -389,13 +394,14 @@ SHRUNK = 0.75
 
 @pytest.mark.parametrize("path", CHAPTER_PAGES)
 def test_on_a_phone_nothing_scrolls_sideways_and_controls_are_usable(browser: Browser, base_url: str, path: str) -> None:
-    """At 390 px: nothing scrolls sideways; every control has a 44 px target, a name and a spoken
-    value; and a particle (where the explorable has them) is dragged by a press REACH px from its
+    """At 390 px: nothing scrolls sideways (and an experiment chapter's tables and figures pass the
+    layout check); every control has a 44 px target, a name and a spoken value; and a particle (where the explorable has them) is dragged by a press REACH px from its
     centre, outside the dot as drawn: a touch target of 2 x REACH px at least."""
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(base_url + path, wait_until="networkidle", timeout=LOAD_TIMEOUT)
     page.wait_for_function("() => [...document.querySelectorAll('figure[data-explorable]')].every(f => f.dataset.ready)")
     found = page.evaluate(PHONE_CHECK)
+    layout = lasting_layout_problems(page, strict=False) if path in EXPERIMENT_PAGES else []
     figures = page.evaluate(PHONE_FIGURES)
     smallest = page.evaluate(SMALLEST_FIGURE_TEXT)
     shrunk = [f"{figure['name']} at {figure['scale']:.2f}x" for figure in figures
@@ -413,6 +419,7 @@ def test_on_a_phone_nothing_scrolls_sideways_and_controls_are_usable(browser: Br
     page.close()
     assert found["sideways"] <= 0, f"{path} scrolls {found['sideways']} px sideways at 390 px"
     assert found["controls"] >= 1 and not found["bad"], found
+    assert not layout, "at 390 px:\n" + "\n".join(layout)
     if press:
         shifts = [((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 for (x0, y0), (x1, y1) in zip(press["before"], after)]
         assert press["drawn"] / 2 < REACH, f"{path}: the press lies inside the particle as drawn ({press['drawn']:.0f} px)"
