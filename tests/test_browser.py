@@ -252,7 +252,9 @@ def test_chapter_explorables_compute_what_python_computes(browser: Browser, base
     page.wait_for_function(f"() => document.querySelectorAll('figure[data-explorable][data-ready]').length === {count}",
                            timeout=15_000)
     interactive = max(float(figures.nth(k).get_attribute("data-ready-at")) for k in range(count)) / 1000
-    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    # loaded and drawn: fonts, MathJax's typesetting, every explorable (not "networkidle": twice in
+    # `make test`, once at 30 s and once at 90 s, this page never fell quiet, though alone it does in 1 s)
+    page.wait_for_function(SETTLED, timeout=LOAD_TIMEOUT)
     layout = lasting_layout_problems(page, strict=True)      # before the probes move anything
     problems = [problem for k in range(count) for problem in probe(page, figures.nth(k))]
     soft = page.evaluate(SOFT_IMAGES)
