@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
 __all__ = ["PHONE_MIME", "PHONE_WIDTH", "MIN_PLOT_WIDTH", "STACKED", "SHORT_LABEL", "WRITTEN", "MIN_PICTURE_WIDTH", "PANEL_HEIGHTS",
-           "MIN_PLOT_HEIGHT", "ROW_MARGIN", "TITLE_LINE", "AXIS_LABELS", "TURNED", "LEGEND_COLUMNS", "LEGEND_ROOM", "FITS", "phone_grid", "phone_layout", "phone_svg", "register"]
+           "MIN_PLOT_HEIGHT", "ROW_MARGIN", "TITLE_LINE", "AXIS_LABELS", "CHARACTER", "TURNED", "LEGEND_COLUMNS", "LEGEND_ROOM", "FITS", "phone_grid", "phone_layout", "phone_svg", "register"]
 
 #: The key of a figure's phone variant in a notebook output's metadata (see :func:`register`).
 PHONE_MIME = "image/vnd.setfuncs.phone+svg+xml"
@@ -78,6 +78,8 @@ ROW_MARGIN = {True: 0.55, False: 0.3}
 TITLE_LINE = 0.3
 #: The angle, in degrees, at which category names under a panel are turned where they would overlap.
 TURNED = 30
+#: About how wide a character is, in ems (the text-width estimates of the wrapping and the legends).
+CHARACTER = 0.6
 #: About how much of a plot's width its y axis (tick labels and label) takes, in inches.
 AXIS_LABELS = 0.7
 #: A legend takes at most this many columns on a phone.
@@ -142,7 +144,7 @@ def _legend_width(legend: Legend, columns: int) -> float:
     labels = [text.get_text() for text in legend.get_texts()]
     em = legend.get_texts()[0].get_fontsize() / 72 if labels else 0
     rows = math.ceil(len(labels) / columns) if labels else 1
-    return sum((max((_shown_length(label) for label in labels[k * rows:(k + 1) * rows]), default=0) * 0.6 + 3) * em
+    return sum((max((_shown_length(label) for label in labels[k * rows:(k + 1) * rows]), default=0) * CHARACTER + 3) * em
                for k in range(columns))
 
 
@@ -160,7 +162,7 @@ def _repack(legend: Legend, columns: int) -> None:
 def _names_width(labels: list[Text]) -> float:
     """About how wide tick ``labels`` are side by side, in inches (a character about 0.6 em, a space
     between them); 0 for none."""
-    return sum((_shown_length(label.get_text()) + 1) * 0.6 * label.get_fontsize() / 72 for label in labels)
+    return sum((_shown_length(label.get_text()) + 1) * CHARACTER * label.get_fontsize() / 72 for label in labels)
 
 
 def _outside(legend: Legend) -> bool:
@@ -179,7 +181,7 @@ def _shown_length(word: str) -> int:
 def _wrap(text: str, inches: float, points: float) -> str:
     """``text`` wrapped at spaces to lines of about ``inches`` at ``points`` (a character is about 0.6
     em wide); mathematics (``$...$``) is never broken."""
-    limit = max(8, int(inches * 72 / (0.6 * points)))
+    limit = max(8, int(inches * 72 / (CHARACTER * points)))
     wrapped = []
     for line in text.split("\n"):
         words, current = re.findall(r"\$[^$]*\$\S*|\S+", line), ""
@@ -210,8 +212,8 @@ def phone_layout(fig: Figure, width: float = PHONE_WIDTH) -> Iterator[bool]:
     notes = [(ax, text, text.get_position(), text.get_horizontalalignment(), text.get_verticalalignment())
              for ax in panels for text in ax.texts
              if text.get_transform() == ax.transAxes and text.get_position()[0] >= 1]
-    noted = {id(ax): max(_shown_length(text.get_text()) * 0.6 * text.get_fontsize() / 72 for a, text, *_ in notes if a is ax)
-             for ax, *_ in notes}
+    noted = {id(ax): max(_shown_length(text.get_text()) * CHARACTER * text.get_fontsize() / 72
+                         for a, text, *_ in notes if a is ax) for ax, *_ in notes}
     texts = [(panel_width - (noted.get(id(ax), 0) if text is ax._left_title else 0), text, text.get_text())
              for ax in panels for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label) if text.get_text()]
     texts += [(heights[i // columns], ax.yaxis.label, ax.yaxis.label.get_text()) for i, ax in enumerate(panels)

@@ -37,7 +37,7 @@ from matplotlib.figure import Figure
 
 from .air_weights import export_air, load_air
 from .base import Explorable
-from .digit_particles import LEVELS, MAX_PARTICLES, encode_canvases, population
+from .digit_particles import canvas_words, population, population_state
 from .esm import module_source
 
 if TYPE_CHECKING:
@@ -86,21 +86,17 @@ class AirBoxes(Explorable):
     def __init__(self, images: np.ndarray, counts: Sequence[int], boxes: np.ndarray, model: "AIR", n: int = 200,
                  canvas: int = 0, seed: int = 1, trained_particles: int | None = None, precision: str = "float32",
                  label: str = "") -> None:
-        canvases = encode_canvases(images, counts, boxes, n, canvas)
-        size = len(images[0])
-        exported = export_air(model, precision)
+        state = population_state(images, counts, boxes, n, canvas, seed, trained_particles, label)
+        size, exported = state["size"], export_air(model, precision)
         if exported["canvas_size"] != size:
             raise ValueError(f"images: the model reads {exported['canvas_size']} x {exported['canvas_size']} "
                              f"canvases, got {size} x {size}; give canvases of the geometry it was trained on")
-        state = {"size": size, "levels": LEVELS, "canvases": canvases,
-                 "canvas": canvas, "n": n, "seed": seed, "max_n": MAX_PARTICLES, "trained": trained_particles,
-                 "label": label, "model": exported}
+        state["model"] = exported
         count, steps = int(counts[canvas]), exported["max_steps"]
         found = int(self.readouts(state)["count"])
         solid = {0: "all dashed", steps: "all solid"}.get(found, f"the first {found} solid, the rest dashed")
         truth = ", true boxes in green" if count else ""
-        super().__init__(state, alt=f"A {size} by {size} canvas with {count} handwritten digit{'s' if count != 1 else ''} "
-                                    f"in white on black{truth}, {n} orange particles sampled from it, "
+        super().__init__(state, alt=f"{canvas_words(size, count)}{truth}, {n} orange particles sampled from it, "
                                     f"and the {steps} boxes the set-based AIR ({model.spec!r} localiser) infers from "
                                     f"them, one colour a step, {solid}; beside it a bar chart of the model's count "
                                     f"probabilities q(N = k) for k = 0 to {steps}, the most probable count, "

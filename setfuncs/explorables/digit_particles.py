@@ -31,7 +31,7 @@ from .esm import module_source
 from .rng import uniforms
 
 __all__ = ["LEVELS", "MAX_PARTICLES", "DigitParticles", "sample_population", "density_weights", "encode_canvases",
-           "population"]
+           "population_state", "canvas_words", "population"]
 
 #: Intensities travel as integers ``round(LEVELS * I)``: two decimals of the grey value.
 LEVELS = 100
@@ -79,6 +79,20 @@ def encode_canvases(images: np.ndarray, counts: Sequence[int], boxes: np.ndarray
             for image, count, box in zip(images, counts, boxes)]
 
 
+def population_state(images: np.ndarray, counts: Sequence[int], boxes: np.ndarray, n: int, canvas: int, seed: int,
+                     trained_particles: int | None, label: str) -> dict[str, Any]:
+    """The state a page of chapter 11's populations starts from: the canvases
+    (:func:`encode_canvases`, which checks the arguments), the chosen ``canvas``, ``n``, ``seed``, the
+    largest ``n`` the slider offers, the training size and the label under the figure."""
+    return {"size": len(images[0]), "levels": LEVELS, "canvases": encode_canvases(images, counts, boxes, n, canvas),
+            "canvas": canvas, "n": n, "seed": seed, "max_n": MAX_PARTICLES, "trained": trained_particles, "label": label}
+
+
+def canvas_words(size: int, count: int) -> str:
+    """How an alt text names a canvas: its size and its digits."""
+    return f"A {size} by {size} canvas with {count} handwritten digit{'s' if count != 1 else ''} in white on black"
+
+
 def population(state: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
     """The chosen canvas of ``state`` and the population the page draws on it
     (:func:`sample_population` at the page's ``Math.round`` of ``n``)."""
@@ -108,13 +122,9 @@ class DigitParticles(Explorable):
 
     def __init__(self, images: np.ndarray, counts: Sequence[int], boxes: np.ndarray, n: int = 20, canvas: int = 0,
                  seed: int = 1, trained_particles: int | None = None, label: str = "") -> None:
-        canvases = encode_canvases(images, counts, boxes, n, canvas)
-        size = len(images[0])
-        state = {"size": size, "levels": LEVELS, "canvases": canvases, "canvas": canvas, "n": n, "seed": seed,
-                 "max_n": MAX_PARTICLES, "trained": trained_particles, "label": label}
-        count = int(counts[canvas])
-        super().__init__(state, alt=f"A {size} by {size} canvas with {count} handwritten digit{'s' if count != 1 else ''} "
-                                    f"in white on black, {n} orange particles sampled where the digits are bright, "
+        state = population_state(images, counts, boxes, n, canvas, seed, trained_particles, label)
+        super().__init__(state, alt=f"{canvas_words(state['size'], int(counts[canvas]))}, "
+                                    f"{n} orange particles sampled where the digits are bright, "
                                     f"their bounding box dashed and their mean marked with a cross; beside it the "
                                     f"particles alone in the square from -1 to 1.")
 

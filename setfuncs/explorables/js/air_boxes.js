@@ -6,7 +6,7 @@
 // (setfuncs/explorables/air_boxes.py computes the same read-outs with torch).
 import { airInfer } from "./air.js";
 import { button, choice, fmt, h, readout, root, s, saver, slider } from "./lib.js";
-import { dpDots, dpImage, dpSample } from "./particles.js";
+import { dpBoxes, dpDots, dpImage, dpPopulation } from "./particles.js";
 
 const AB_SIDE = 320;
 // each step's colour (air_boxes.py's STEP_COLOURS, for the still frame)
@@ -60,13 +60,11 @@ export default {
 
     const save = saver(model, state, 300);  // a large state: sent once the reader pauses
     const draw = () => {
-      const canvas = state.canvases[state.canvas];
-      const n = Math.round(state.n);
-      const particles = dpSample(canvas.levels, size, n, state.seed);
+      const { canvas, n, particles } = dpPopulation(state);
       const found = airInfer(state.model, canvas.levels.map((v) => v / state.levels), particles);
 
       image.setAttribute("href", (images[state.canvas] ??= dpImage(canvas.levels, size, state.levels)));
-      truth.replaceChildren(...canvas.boxes.map(([x0, y0, x1, y1]) => s("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0 })));
+      truth.replaceChildren(...dpBoxes(canvas));
       dots.setAttribute("d", dpDots(particles.map(([x, y]) => [(x + 1) * size / 2, (y + 1) * size / 2])));
       dots.setAttribute("stroke-width", (n > 200 ? 0.45 : 0.9) * size / 50);
       boxes.replaceChildren(...found.boxes.flatMap(([x0, y0, x1, y1], i) => {

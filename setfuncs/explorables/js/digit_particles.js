@@ -3,7 +3,7 @@
 // down as in the image). Growing n keeps the particles drawn so far
 // (setfuncs/explorables/digit_particles.py draws the same ones).
 import { button, choice, fmt, h, plot, readout, root, s, saver, slider } from "./lib.js";
-import { dpDots, dpImage, dpSample, dpWeights } from "./particles.js";
+import { dpBoxes, dpDots, dpImage, dpPopulation, dpWeights } from "./particles.js";
 
 const DP_SIDE = 300;
 
@@ -61,11 +61,9 @@ export default {
 
     const save = saver(model, state, 300);  // a large state: sent once the reader pauses
     const draw = () => {
-      const canvas = state.canvases[state.canvas];
-      const n = Math.round(state.n);
-      const particles = dpSample(canvas.levels, size, n, state.seed);
+      const { canvas, n, particles } = dpPopulation(state);
       image.setAttribute("href", dpImage(canvas.levels, size, state.levels));
-      truth.replaceChildren(...canvas.boxes.map(([x0, y0, x1, y1]) => s("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0 })));
+      truth.replaceChildren(...dpBoxes(canvas));
       const toPixel = ([x, y]) => [(x + 1) * size / 2, (y + 1) * size / 2];
       const dot = (n > 200 ? 0.55 : 1.1) * size / 50;
       leftDots.setAttribute("d", dpDots(particles.map(toPixel)));

@@ -3,8 +3,9 @@
 // the first picks a pixel by the inverse of the cumulative (integer) intensities, every pixel alike on
 // an empty canvas, the other two place it uniformly inside that pixel, in the frame [-1, 1]² (y down,
 // as in the image); setfuncs/explorables/digit_particles.py's sample_population draws the same ones.
-// Also the canvas as an image and the particles as one SVG path.
-import { mulberry32 } from "./lib.js";
+// Also the state's chosen population, the canvas as an image, its true boxes and the particles as
+// one SVG path.
+import { mulberry32, s } from "./lib.js";
 
 // The unnormalised density: the integer intensities, or 1 everywhere on an empty canvas.
 export function dpWeights(levels) {
@@ -51,4 +52,17 @@ export function dpImage(levels, size, scale) {
 // Dots as one path of zero-length round-capped strokes (fast for a thousand particles).
 export function dpDots(points) {
   return points.map(([x, y]) => `M${x.toFixed(2)} ${y.toFixed(2)}h0`).join("");
+}
+
+// The state's chosen canvas, its population size (Math.round of the slider's n) and the particles
+// drawn on it (digit_particles.py's population draws the same).
+export function dpPopulation(state) {
+  const canvas = state.canvases[state.canvas];
+  const n = Math.round(state.n);
+  return { canvas, n, particles: dpSample(canvas.levels, state.size, n, state.seed) };
+}
+
+// The canvas's true boxes [x0, y0, x1, y1] (pixels) as SVG rectangles.
+export function dpBoxes(canvas) {
+  return canvas.boxes.map(([x0, y0, x1, y1]) => s("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }));
 }
